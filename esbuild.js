@@ -1,0 +1,69 @@
+// Two esbuild contexts: node/cjs for the extension and the CLI (native @duckdb/* stays external and
+// ships in node_modules), browser/iife for webviews. `--watch` rebuilds on change.
+const esbuild = require('esbuild');
+const fs = require('fs');
+const path = require('path');
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const nodeOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  external: ['vscode', '@duckdb/*'],
+  logLevel: 'warning',
+};
+
+function webviewEntries() {
+  const dir = path.join(__dirname, 'webview');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^[a-z-]+\.ts$/.test(f) && !f.endsWith('.d.ts'))
+    .map((f) => path.join(dir, f));
+}
+
+async function main() {
+  const contexts = [
+    await esbuild.context({ ...nodeOptions, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' }),
+    await esbuild.context({
+      ...nodeOptions,
+      entryPoints: { cli: 'src/cli/main.ts' },
+      outdir: 'dist',
+      banner: { js: '#!/usr/bin/env node' },
+    }),
+  ];
+  const webviews = webviewEntries();
+  if (webviews.length > 0) {
+    contexts.push(
+      await esbuild.context({
+        entryPoints: webviews,
+        bundle: true,
+        platform: 'browser',
+        format: 'iife',
+        target: 'es2022',
+        sourcemap: !production,
+        minify: production,
+        outdir: 'dist/webview',
+        loader: { '.css': 'text' },
+        logLevel: 'warning',
+      }),
+    );
+  }
+  if (watch) {
+    await Promise.all(contexts.map((c) => c.watch()));
+    return;
+  }
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+  fs.chmodSync(path.join(__dirname, 'dist', 'cli.js'), 0o755);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

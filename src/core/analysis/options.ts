@@ -1,0 +1,116 @@
+/**
+ * What an analysis is asked to do. Built from defaults, CLI flags and (optionally) a load contract;
+ * the analysis never reads a contract itself.
+ */
+
+/** One way a span can belong to a phase; a span matches the selector when every given clause holds. */
+export interface SpanMatcher {
+  /** Exact span names (any of). */
+  names?: string[];
+  /** Attribute equality (all of), e.g. `{ 'llm.phase': 'queue' }`. */
+  attributes?: Record<string, string>;
+  /** Attribute keys that must be present (all of), e.g. `['gen_ai.operation.name']`. */
+  attributePresent?: string[];
+  /** Restrict to spans of this service. */
+  service?: string;
+}
+
+/** A named phase: spans matching any of its matchers are the phase's spans. */
+export interface PhaseDefinition {
+  /** Phase name without the `_ms` suffix, e.g. `gpu_queue`. */
+  name: string;
+  anyOf: SpanMatcher[];
+}
+
+/** DESIGN §3.3 default phases. */
+export const DEFAULT_PHASES: readonly PhaseDefinition[] = [
+  { name: 'gateway', anyOf: [{ names: ['auth.check', 'request.prepare', 'route.select', 'response.write'] }] },
+  { name: 'gpu_queue', anyOf: [{ attributes: { 'llm.phase': 'queue' } }, { names: ['inference.acquire_slot'] }] },
+  {
+    name: 'generation',
+    anyOf: [
+      { attributes: { 'llm.phase': 'generation' } },
+      { names: ['inference.generate'] },
+      { attributePresent: ['gen_ai.operation.name'] },
+    ],
+  },
+];
+
+/** How the root span of a trace is chosen (DESIGN §3.3). */
+export interface RootSelection {
+  /** Entry service name; when unset any service qualifies. */
+  service?: string;
+  /** Root span name; when unset any SERVER span whose parent is not in the trace qualifies. */
+  spanName?: string;
+}
+
+export interface AnalysisOptions {
+  phases: readonly PhaseDefinition[];
+  root: RootSelection;
+  /** Fixed window size for per-window figures (default 30 s). */
+  windowSizeMs: number;
+  /** Steady window in ms since the run's first send: warm-up before `steadyStartMs` is excluded from budgets. */
+  steadyStartMs?: number;
+  steadyEndMs?: number;
+  /** Sequential spans may appear to overlap by up to this much (ms-granular starts); see DESIGN §1 phases. */
+  timestampGranularityMs: number;
+  /** Span event name marking the server's first token write. */
+  firstTokenEvent: string;
+  /** Alternative: a span whose end marks the first token. */
+  firstTokenSpan: string;
+  /** Span event name of each content chunk, used for server-side ITL when present. */
+  contentEvent?: string;
+  /** How many slow traces to list. */
+  slowTraceCount: number;
+  /** k6 tag carrying the trace ID when `data.metadata.trace_id` is absent. */
+  traceIdTag: string;
+  /** Calls per user session, for the session tail probability. */
+  callsPerSession?: number;
+  /** Budget on client_total_ms used for tail share (default: the total SLO when a gate gives one). */
+  tailBudgetMs?: number;
+}
+
+export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = {
+  phases: DEFAULT_PHASES,
+  root: {},
+  windowSizeMs: 30_000,
+  timestampGranularityMs: 1,
+  firstTokenEvent: 'first_token',
+  firstTokenSpan: 'response.first_token',
+  slowTraceCount: 10,
+  traceIdTag: 'trace_id',
+};
+
+/** Statistic a gate reads. `value` is for scalar figures (coverage, counts, rates). */
+export type GateStat = 'p50' | 'p95' | 'p99' | 'mean' | 'max' | 'value' | 'share';
+
+/** What a failed gate means for the verdict (DESIGN §2). */
+export type GateCategory =
+  | 'slo' // a latency objective on the whole request: fail
+  | 'budget' // a per-phase allocation: fail, naming the phase
+  | 'quality' // error rate and similar outcome gates: fail
+  | 'workload' // delivery of the declared workload (dropped iterations, scheduler lag, start rate, steady window): inconclusive
+  | 'coverage' // join coverage: inconclusive
+  | 'instrumentation'; // counters, negative envelopes, unparsable content events: instrumentation_failure
+
+/** A gate to evaluate on an analysed run. */
+export interface GateSpec {
+  /** Stable id, e.g. `slo.total_ms.p95`, `budget.gpu_queue_ms.p95`, `gates.error_rate`. */
+  id: string;
+  category: GateCategory;
+  /**
+   * The figure: a metric of DESIGN §1 (`client_total_ms`, `gpu_queue_ms`, …) or a run-level figure
+   * (`error_rate`, `dropped_iterations`, `scheduler_lag_ms`, `join_coverage`, `negative_envelope_share`,
+   * `achieved_start_rate`, `steady_window_ms`, `counters_reconcile`, `content_event_parse_errors`).
+   */
+  metric: string;
+  stat: GateStat;
+  op: '<=' | '<' | '>=' | '>';
+  limit: number;
+  /** Phase name for budgets (named by the verdict when it breaks). */
+  phase?: string;
+  /** Population: budgets and SLOs use matched successes in the steady window; client-only SLOs may use all client successes. */
+  population?: 'matched' | 'client' | 'server';
+  /** Where the gate came from, for messages (`contract.yaml:42`, `--threshold`). */
+  origin?: string;
+}

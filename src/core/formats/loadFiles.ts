@@ -1,0 +1,70 @@
+import { stat } from 'fs/promises';
+import * as path from 'path';
+import { InputError } from '../errors';
+import type { QueryRunner } from '../store/duckStore';
+import { readJaeger } from './jaeger';
+import { readK6Csv } from './k6Csv';
+import { readK6Json } from './k6Json';
+import { readK6Summary } from './k6Summary';
+import { readOtlp } from './otlp';
+import { readRecords } from './records';
+import { sniffFile, type FormatId, type SniffResult } from './sniff';
+import type { ProgressSink, Reader } from './types';
+import { readZipkin } from './zipkin';
+
+const READERS: Record<FormatId, Reader> = {
+  'k6-json': readK6Json,
+  'k6-csv': readK6Csv,
+  'k6-summary': readK6Summary,
+  'records-ndjson': readRecords,
+  'records-csv': readRecords,
+  'otlp-json': readOtlp,
+  'jaeger-json': readJaeger,
+  'zipkin-json': readZipkin,
+};
+
+export interface LoadedFile {
+  sourceId: number;
+  path: string;
+  sniff: SniffResult;
+  bytes: number;
+  records: number;
+  skipped: number;
+}
+
+export interface LoadOptions {
+  traceIdTag?: string;
+  progress?: ProgressSink;
+  /** Expected side per file (`--run` files are client or summary, `--spans` files server): a mismatch is an InputError. */
+  expectSide?: 'client' | 'server';
+}
+
+/** Sniffs each file by content and loads it with its reader; records the file in `sources`. */
+export async function loadFiles(store: QueryRunner, files: readonly string[], options: LoadOptions = {}): Promise<LoadedFile[]> {
+  const loaded: LoadedFile[] = [];
+  for (const file of files) {
+    const abs = path.resolve(file);
+    const sniff = await sniffFile(abs);
+    if (options.expectSide === 'server' && sniff.side !== 'server') {
+      throw new InputError(abs, undefined, 'a span export (OTLP JSON, Jaeger JSON or Zipkin v2 JSON) for --spans', `${sniff.format}`);
+    }
+    if (options.expectSide === 'client' && sniff.side === 'server') {
+      throw new InputError(abs, undefined, 'a run artifact (k6 JSON/CSV/summary or per-request records) for --run', `${sniff.format}`);
+    }
+    const bytes = (await stat(abs)).size;
+    const [{ next }] = await store.all<{ next: number }>('SELECT coalesce(max(source_id), 0) + 1 AS next FROM sources');
+    await store.run('INSERT INTO sources VALUES ($1, $2, $3, $4, $5, 0, 0)', [next, abs, sniff.format, sniff.side, bytes]);
+    options.progress?.(`loading ${path.basename(abs)} (${sniff.format}${sniff.gzip ? ', gzip' : ''})`);
+    const result = await READERS[sniff.format]({
+      store,
+      sourceId: next,
+      path: abs,
+      sniff,
+      traceIdTag: options.traceIdTag ?? 'trace_id',
+      progress: options.progress,
+    });
+    await store.run('UPDATE sources SET records = $1, skipped = $2 WHERE source_id = $3', [result.records, result.skipped, next]);
+    loaded.push({ sourceId: next, path: abs, sniff, bytes, records: result.records, skipped: result.skipped });
+  }
+  return loaded;
+}

@@ -1,0 +1,112 @@
+import * as os from 'os';
+import * as path from 'path';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import { StoreError } from '../errors';
+import { createSchema } from './schema';
+
+/** A row as JavaScript values; BIGINTs that fit are converted to numbers. */
+export type Row = Record<string, unknown>;
+export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
+
+/** The small query interface the readers and the analysis depend on (easy to fake in tests). */
+export interface QueryRunner {
+  run(sql: string, params?: Params): Promise<void>;
+  all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
+}
+
+export interface StoreOptions {
+  /** Database file; ':memory:' (default) or a path so that re-analysis never re-parses. */
+  database?: string;
+  /** DuckDB memory_limit, e.g. '2GB': DuckDB spills to temp_directory instead of exhausting the host. */
+  memoryLimit?: string;
+  threads?: number;
+  tempDirectory?: string;
+}
+
+/**
+ * The DuckDB service: starts lazily on first query (the extension activates without loading the
+ * native module), owns one connection, and creates the Phasewise tables.
+ */
+export class DuckStore implements QueryRunner {
+  private instance: DuckDBInstance | undefined;
+  private connection: Promise<DuckDBConnection> | undefined;
+
+  constructor(private readonly options: StoreOptions = {}) {}
+
+  private connect(): Promise<DuckDBConnection> {
+    if (!this.connection) {
+      this.connection = (async () => {
+        // Loaded here, not at module top, so importing the store costs nothing until first use.
+        const { DuckDBInstance } = await import('@duckdb/node-api');
+        const config: Record<string, string> = {
+          memory_limit: this.options.memoryLimit ?? '2GB',
+          temp_directory: this.options.tempDirectory ?? path.join(os.tmpdir(), 'phasewise-duckdb'),
+          preserve_insertion_order: 'true',
+        };
+        if (this.options.threads !== undefined) config.threads = String(this.options.threads);
+        this.instance = await DuckDBInstance.create(this.options.database ?? ':memory:', config);
+        const conn = await this.instance.connect();
+        await createSchema(conn);
+        return conn;
+      })();
+    }
+    return this.connection;
+  }
+
+  async run(sql: string, params?: Params): Promise<void> {
+    const conn = await this.connect();
+    try {
+      await conn.run(sql, params);
+    } catch (err) {
+      throw new StoreError(errorMessage(err), sql);
+    }
+  }
+
+  async all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {
+    const conn = await this.connect();
+    try {
+      const reader = await conn.runAndReadAll(sql, params);
+      return reader.getRowObjectsJS().map((row) => normalizeRow(row) as T);
+    } catch (err) {
+      throw new StoreError(errorMessage(err), sql);
+    }
+  }
+
+  /** Interrupts the running query (cancellation from the editor or Ctrl-C). */
+  async interrupt(): Promise<void> {
+    if (this.connection) (await this.connection).interrupt();
+  }
+
+  async close(): Promise<void> {
+    if (this.connection) {
+      const conn = await this.connection;
+      conn.closeSync();
+    }
+    this.instance?.closeSync();
+    this.instance = undefined;
+    this.connection = undefined;
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function normalizeValue(value: unknown): unknown {
+  if (typeof value === 'bigint') {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+  }
+  if (Array.isArray(value)) return value.map(normalizeValue);
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = normalizeValue(v);
+    return out;
+  }
+  return value;
+}
+
+function normalizeRow(row: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) out[k] = normalizeValue(v);
+  return out;
+}

@@ -1,0 +1,116 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/**
+ * The Phasewise tables: the one contract between the readers (which fill them) and the analysis
+ * (which only reads them). Every reader appends; analysis never writes these tables.
+ *
+ * Conventions
+ * - Times on one machine's clock are epoch milliseconds (DOUBLE) or epoch nanoseconds (BIGINT, spans).
+ *   Durations are milliseconds (DOUBLE), each measured by one observer.
+ * - `trace_id` is stored lower-cased and trimmed, otherwise as found; the analysis validates it
+ *   (32 hex, not all zero). Span readers left-pad 16-hex (64-bit) IDs to 32 and decode base64 IDs.
+ * - `line` is the 1-based line (NDJSON/CSV) or element index (JSON arrays) in the source file.
+ */
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS sources (
+  source_id INTEGER PRIMARY KEY,
+  path VARCHAR NOT NULL,
+  format VARCHAR NOT NULL,          -- k6-json | k6-csv | k6-summary | records-ndjson | records-csv | otlp-json | jaeger-json | zipkin-json
+  side VARCHAR NOT NULL,            -- client | server | summary
+  bytes BIGINT,
+  records BIGINT,                   -- rows this file contributed to its table
+  skipped BIGINT                    -- lines/elements skipped (each one also in load_issues)
+);
+
+-- Every skipped line or element, and every warning a reader has about a file.
+CREATE TABLE IF NOT EXISTS load_issues (
+  source_id INTEGER,
+  line BIGINT,
+  severity VARCHAR,                 -- error | warning | info
+  code VARCHAR,                     -- e.g. malformed-json, truncated-line, missing-field, prompt-text-dropped
+  message VARCHAR
+);
+
+-- One row per client request that was started (sent or attempted). Generator-dropped iterations are
+-- not requests: they go to run_counters as 'dropped_iterations'.
+CREATE TABLE IF NOT EXISTS client_requests (
+  source_id INTEGER,
+  line BIGINT,
+  request_id VARCHAR,               -- from per-request records, else NULL
+  trace_id VARCHAR,
+  start_ms DOUBLE,                  -- epoch ms the request was sent (k6: Point time − http_req_duration); NULL for offset-only records
+  send_offset_ms DOUBLE,            -- ms since run start, when known (records) else start_ms − min(start_ms) is used
+  scheduled_offset_ms DOUBLE,
+  scheduler_lag_ms DOUBLE,
+  client_total_ms DOUBLE,           -- k6 http_req_duration, or final_content − send for records
+  blocked_ms DOUBLE,
+  connecting_ms DOUBLE,
+  tls_handshaking_ms DOUBLE,
+  sending_ms DOUBLE,
+  waiting_ms DOUBLE,
+  receiving_ms DOUBLE,
+  client_ttft_ms DOUBLE,            -- streaming: send → first content; NULL when unknown
+  client_ttfb_ms DOUBLE,            -- k6 http_req_waiting (labelled TTFB, never TTFT)
+  client_itl_ms DOUBLE,             -- client-observed mean inter-token latency when the source has it
+  is_streaming BOOLEAN,
+  http_status INTEGER,              -- NULL/0 when no HTTP response
+  error_code INTEGER,               -- k6 error_code
+  outcome VARCHAR NOT NULL,         -- succeeded | rejected | timed_out | transport_failed | canceled | failed
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  retry_count INTEGER,
+  route VARCHAR,
+  model_class VARCHAR,
+  prompt_shape_id VARCHAR,
+  window_id VARCHAR,
+  scenario VARCHAR,
+  method VARCHAR,
+  url VARCHAR,
+  session_id VARCHAR,
+  run_id VARCHAR
+);
+
+-- Generator counters (k6 iterations, dropped_iterations, vus; records' dropped rows), summed per file.
+CREATE TABLE IF NOT EXISTS run_counters (
+  source_id INTEGER,
+  metric VARCHAR,                   -- iterations | dropped_iterations | vus_max | http_reqs | scheduled
+  value DOUBLE
+);
+
+-- One row per span, whatever the export format.
+CREATE TABLE IF NOT EXISTS spans (
+  source_id INTEGER,
+  line BIGINT,
+  trace_id VARCHAR,
+  span_id VARCHAR,
+  parent_span_id VARCHAR,           -- NULL when the span has no parent
+  name VARCHAR,
+  kind VARCHAR,                     -- SERVER | CLIENT | INTERNAL | PRODUCER | CONSUMER | UNSPECIFIED
+  service VARCHAR,
+  start_ns BIGINT,                  -- epoch ns (µs sources are multiplied by 1000)
+  end_ns BIGINT,
+  duration_ms DOUBLE,               -- (end_ns − start_ns) / 1e6, exact to the source's resolution
+  status VARCHAR,                   -- UNSET | OK | ERROR
+  attributes MAP(VARCHAR, VARCHAR)  -- span + resource attributes, values as strings
+);
+
+CREATE TABLE IF NOT EXISTS span_events (
+  source_id INTEGER,
+  trace_id VARCHAR,
+  span_id VARCHAR,
+  name VARCHAR,
+  time_ns BIGINT
+);
+
+-- k6 end-of-test summaries, long format: shown beside Phasewise's own figures, never used instead.
+CREATE TABLE IF NOT EXISTS k6_summary (
+  source_id INTEGER,
+  metric VARCHAR,
+  stat VARCHAR,                     -- avg | min | med | max | p(90) | p(95) | p(99) | count | rate | value | passes | fails
+  value DOUBLE
+);
+`;
+
+export async function createSchema(conn: DuckDBConnection): Promise<void> {
+  await conn.run(SCHEMA_SQL);
+}
