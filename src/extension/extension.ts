@@ -1,7 +1,17 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { analyzeRunCommand } from './commands/analyzeRun';
+import { Registry } from './registry';
 
-export function activate(_context: vscode.ExtensionContext): void {
-  // Registrations land with the extension layer.
+/**
+ * Activation registers commands and nothing else: the core (and DuckDB's native module) loads inside
+ * the first command that needs it, so activation stays cheap.
+ */
+export function activate(context: vscode.ExtensionContext): void {
+  const log = vscode.window.createOutputChannel('Phasewise', { log: true });
+  context.subscriptions.push(log);
+  const registry = new Registry(context, log);
+
+  registry.registerCommand('analyzeRun', analyzeRunCommand(log));
 }
 
 export function deactivate(): void {}

@@ -1,6 +1,123 @@
+/**
+ * k6 CSV output (`k6 run --out csv=FILE[.gz]`). Header (k6 ≥ 0.48 with default system tags):
+ * metric_name,timestamp,metric_value,check,error,error_code,group,method,name,proto,scenario,status,
+ * subproto,tls_version,url,extra_tags,metadata. The tag columns follow the configured system tags, so
+ * the header is read first and only the columns present are used.
+ *
+ * Quirks of k6's CSV writer (output/csv/output.go) handled here:
+ * - `extra_tags` and `metadata` are `k=v&k=v` strings written by iterating a Go map, so their order
+ *   is random per row: they are canonicalised (pairs sorted) before grouping;
+ * - timestamps are whole seconds (unix or RFC3339), so the end time of a request is known only to
+ *   ±1 s and two requests with identical tags can end in the same second. The Points of one request
+ *   are written contiguously and in the same metric order, so the k-th http_req_duration of a
+ *   (timestamp, tags, metadata) key belongs with the k-th http_reqs of that key: that ordinal is part
+ *   of the group key and no two requests merge.
+ * The grouped rows go through the same finishK6 as the JSON layout.
+ */
+import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql } from './k6Requests';
+import { assertIdentifier, compressionOf, isDataError } from './ndjsonLines';
 import type { ReaderContext, ReaderResult } from './types';
 
-// Placeholder until the reader lands; loadFiles dispatches here by sniffed format.
+const TAG_COLUMNS = ['check', 'error', 'error_code', 'group', 'method', 'name', 'proto', 'scenario', 'status', 'subproto', 'tls_version', 'url'];
+
+/** Options shared by the header probe and the read: every column as text, k6's RFC 4180 quoting. */
+function csvSource(extra: string): string {
+  return `read_csv($1, header = true, all_varchar = true, delim = ',', quote = '"', escape = '"',
+    compression = $2, null_padding = false${extra})`;
+}
+
+/** `k=v&k=v` → the same pairs sorted, so Go's random map order does not split a request. */
+function canonicalPairs(col: string): string {
+  return `array_to_string(list_sort(string_split(coalesce(${col}, ''), '&')), '&')`;
+}
+
+/** Value of key `name` in a `k=v&k=v` column (regex bound as a parameter or a constant). */
+function pairValue(col: string, regex: string): string {
+  return `nullif(regexp_extract(coalesce(${col}, ''), ${regex}, 1), '')`;
+}
+
+function keyRegex(key: string): string {
+  return `'(?:^|&)${key}=([^&]*)'`;
+}
+
 export async function readK6Csv(ctx: ReaderContext): Promise<ReaderResult> {
-  throw new Error(`reader for ${ctx.sniff.format} is not built yet`);
+  const { store } = ctx;
+  const tag = checkTraceIdTag(ctx.traceIdTag);
+  const params = [ctx.path, compressionOf(ctx), `(?:^|&)${tag.replace(/[.]/g, '\\.')}=([^&]*)`];
+  const header = await store.all<{ column_name: string }>(`DESCRIBE SELECT * FROM ${csvSource('')}`, params.slice(0, 2));
+  const present = new Set(header.map((c) => c.column_name));
+  for (const required of ['metric_name', 'timestamp', 'metric_value']) {
+    if (!present.has(required)) throw new Error(`${ctx.path}: k6 CSV header has no '${required}' column`);
+  }
+  // A column, or failing that the same key among extra_tags (custom tags land there).
+  const col = (name: string): string =>
+    present.has(name) ? `nullif("${assertIdentifier(name)}", '')` : present.has('extra_tags') ? pairValue('extra_tags', keyRegex(name)) : 'NULL';
+  const tagCols = TAG_COLUMNS.filter((c) => present.has(c)).map((c) => `"${assertIdentifier(c)}"`);
+  const extra = present.has('extra_tags') ? canonicalPairs('extra_tags') : "''";
+  const meta = present.has('metadata') ? canonicalPairs('metadata') : "''";
+  const traceFromTag = present.has(tag) && /^[a-z][a-z0-9_]*$/.test(tag) ? `nullif("${tag}", '')` : present.has('extra_tags') ? pairValue('extra_tags', '$3') : 'NULL';
+  const traceId = `nullif(lower(trim(coalesce(${present.has('metadata') ? pairValue('metadata', keyRegex('trace_id')) : 'NULL'}, ${traceFromTag}))), '')`;
+  const key = ['"timestamp"', ...tagCols, 'extra_key', 'meta_key'].join(', ');
+
+  const groupsSql = (source: string): string => `
+CREATE OR REPLACE TEMP TABLE k6_groups AS
+WITH rows AS (
+  SELECT row_number() OVER () + 1 AS line, *, ${extra} AS extra_key, ${meta} AS meta_key FROM ${source}),
+kept AS (
+  SELECT *, TRY_CAST(metric_value AS DOUBLE) AS pt_value,
+         row_number() OVER (PARTITION BY ${key}, metric_name ORDER BY line) AS ordinal
+  FROM rows WHERE ${keptMetricSql('metric_name')}),
+g AS (
+  SELECT min(line) AS line, any_value("timestamp") AS ts, any_value(${traceId}) AS trace_id,
+         ${['status', 'error_code', 'route', 'model_class', 'scenario', 'method', 'url', 'session_id']
+           .map((c) => `any_value(${col(c)}) AS ${c}_txt`)
+           .join(', ')},
+  ${groupAggregatesSql('metric_name', 'pt_value')}
+  FROM kept GROUP BY ${key}, ordinal)
+SELECT g.* EXCLUDE (ts, status_txt, error_code_txt, route_txt, model_class_txt, scenario_txt, method_txt, url_txt, session_id_txt),
+       CASE WHEN regexp_full_match(ts, '[0-9]+(\\.[0-9]*)?')
+            THEN CASE WHEN ts::DOUBLE < 1e11 THEN ts::DOUBLE * 1000 WHEN ts::DOUBLE < 1e14 THEN ts::DOUBLE
+                      WHEN ts::DOUBLE < 1e17 THEN ts::DOUBLE / 1e3 ELSE ts::DOUBLE / 1e6 END
+            ELSE epoch_ns(TRY_CAST(ts AS TIMESTAMP_NS)) / 1e6 END AS end_ms,
+       TRY_CAST(status_txt AS INTEGER) AS status, TRY_CAST(error_code_txt AS INTEGER) AS error_code,
+       route_txt AS route, model_class_txt AS model_class, scenario_txt AS scenario, method_txt AS method,
+       url_txt AS url, session_id_txt AS session_id
+FROM g`;
+
+  let skipped = 0;
+  try {
+    await store.run(groupsSql(csvSource('')), params);
+  } catch (err) {
+    if (!isDataError(err)) throw err;
+    // Rejected rows are recorded with DuckDB's own line numbers; the rest is read. The `line` of
+    // the requests is then unknown (row_number no longer maps to file lines), so it is left NULL.
+    await store.run('DROP TABLE IF EXISTS k6_csv_rejects; DROP TABLE IF EXISTS k6_csv_reject_scans');
+    await store.run(
+      `CREATE OR REPLACE TEMP TABLE k6_csv_ok AS SELECT * FROM ${csvSource(", store_rejects = true, rejects_table = 'k6_csv_rejects', rejects_scan = 'k6_csv_reject_scans'")}`,
+      params.slice(0, 2),
+    );
+    const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM k6_csv_rejects');
+    skipped = n;
+    await store.run(
+      `INSERT INTO load_issues
+       SELECT $1, line, 'warning', 'malformed-csv',
+              'expected a k6 CSV row (' || error_type || ': ' || left(error_message, 120) || '); row skipped'
+       FROM k6_csv_rejects ORDER BY line`,
+      [ctx.sourceId],
+    );
+    await store.run(groupsSql('k6_csv_ok'), params);
+    await store.run('UPDATE k6_groups SET line = NULL');
+    await store.run('DROP TABLE k6_csv_ok; DROP TABLE IF EXISTS k6_csv_rejects; DROP TABLE IF EXISTS k6_csv_reject_scans');
+  }
+  const [res] = await store.all<{ whole: boolean | null }>(
+    'SELECT bool_and(end_ms = round(end_ms / 1000) * 1000) AS whole FROM k6_groups WHERE n_http > 0',
+  );
+  if (res.whole) {
+    await store.run(`INSERT INTO load_issues VALUES ($1, NULL, 'info', 'time-resolution', $2)`, [
+      ctx.sourceId,
+      'k6 CSV timestamps are whole seconds: start_ms (end − http_req_duration) is known only to ±1 s; durations are exact',
+    ]);
+  }
+  const result = await finishK6(ctx);
+  return { records: result.records, skipped };
 }

@@ -1,6 +1,79 @@
+/**
+ * k6 JSON output (`k6 run --out json=FILE[.gz]`): NDJSON of Metric and Point lines.
+ *
+ * One HTTP request emits one Point per http_req_* metric plus http_reqs, all with the same
+ * data.time, tags and metadata; they are grouped into one client_requests row in SQL (k6Requests.ts).
+ *
+ * Speed: the normal path is ONE streaming query: a typed `read_json` of only type, metric,
+ * data.time, data.value and data.tags/metadata as raw JSON text, grouped straight into k6_groups;
+ * the tags are parsed once per group. Measured here on a 100 MB file this used ~3× less CPU than
+ * materialising the Points first, and was on par with read_ndjson_objects + multi-path
+ * json_extract_string. Line numbers come from `row_number() OVER ()` in file order (k6 never writes
+ * blank lines, which the JSON reader would not count). If the strict read fails (malformed or
+ * truncated line, wrong types), the file is staged line by line (ndjsonLines.ts): bad lines are
+ * skipped, counted and recorded, and the same grouping runs on the valid lines.
+ */
+import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql } from './k6Requests';
+import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
 import type { ReaderContext, ReaderResult } from './types';
 
-// Placeholder until the reader lands; loadFiles dispatches here by sniffed format.
+/** Points as (line, type, metric, pt_time, pt_value, tags, metadata) straight from the file. $1 path, $2 compression. */
+const FAST_POINTS = `
+  SELECT row_number() OVER () AS line, type, metric, data.time AS pt_time, data.value AS pt_value,
+         data.tags AS tags, data.metadata AS metadata
+  FROM read_json($1, format = 'newline_delimited', compression = $2,
+    columns = {type: 'VARCHAR', metric: 'VARCHAR',
+               data: 'STRUCT("time" VARCHAR, "value" DOUBLE, tags JSON, metadata JSON)'})`;
+
+/** Same columns from the line-staged table (slow path, only after the strict read failed). */
+const STAGED_POINTS = `
+  SELECT line, doc->>'$.type' AS type, doc->>'$.metric' AS metric, doc->>'$.data.time' AS pt_time,
+         TRY_CAST(doc->>'$.data.value' AS DOUBLE) AS pt_value, doc->'$.data.tags' AS tags,
+         doc->'$.data.metadata' AS metadata
+  FROM k6_lines`;
+
+/** Groups the Points of `points` into k6_groups (see k6Requests.ts). $3 = JSON path of the trace-ID tag. */
+function groupsSql(points: string): string {
+  return `
+CREATE OR REPLACE TEMP TABLE k6_groups AS
+WITH g AS (
+  SELECT min(line) AS line, pt_time, tags, metadata,
+  ${groupAggregatesSql('metric', 'pt_value')}
+  FROM (${points}) p
+  WHERE type = 'Point' AND ${keptMetricSql('metric')}
+  GROUP BY pt_time, tags, metadata)
+SELECT g.* EXCLUDE (pt_time, tags, metadata),
+       epoch_ns(CAST(pt_time AS TIMESTAMP_NS)) / 1e6 AS end_ms,
+       nullif(lower(trim(coalesce(metadata->>'$.trace_id', tags->>$3))), '') AS trace_id,
+       TRY_CAST(tags->>'$.status' AS INTEGER) AS status, TRY_CAST(tags->>'$.error_code' AS INTEGER) AS error_code,
+       tags->>'$.route' AS route, tags->>'$.model_class' AS model_class, tags->>'$.scenario' AS scenario,
+       tags->>'$.method' AS method, tags->>'$.url' AS url, tags->>'$.session_id' AS session_id
+FROM g`;
+}
+
 export async function readK6Json(ctx: ReaderContext): Promise<ReaderResult> {
-  throw new Error(`reader for ${ctx.sniff.format} is not built yet`);
+  const { store } = ctx;
+  const tagPath = `$."${checkTraceIdTag(ctx.traceIdTag)}"`;
+  let skipped = 0;
+  try {
+    await store.run(groupsSql(FAST_POINTS), [ctx.path, compressionOf(ctx), tagPath]);
+  } catch (err) {
+    if (!isDataError(err)) throw err;
+    // Not clean: find and record the bad lines, then read what is valid.
+    ctx.progress?.('k6 JSON has bad lines; reading it line by line');
+    const staged = await stageNdjson(ctx, 'k6_lines');
+    skipped = staged.skipped;
+    if (skipped === 0) {
+      // The strict read failed for another reason (e.g. a value of the wrong type): say so.
+      await store.run(`INSERT INTO load_issues VALUES ($1, NULL, 'info', 'slow-path', $2)`, [
+        ctx.sourceId,
+        `strict read failed (${(err as Error).message.split('\n')[0].slice(0, 200)}); the file was read line by line`,
+      ]);
+    }
+    // $1/$2 are unused on this path but keep the parameter positions of the fast query.
+    await store.run(groupsSql(STAGED_POINTS), [ctx.path, compressionOf(ctx), tagPath]);
+    await store.run('DROP TABLE k6_lines');
+  }
+  const result = await finishK6(ctx);
+  return { records: result.records, skipped };
 }

@@ -1,0 +1,76 @@
+/**
+ * `phasewise analyze`: load (or reuse) a run, analyse it, print the report, exit with the verdict.
+ */
+import { writeFile } from 'fs/promises';
+import { analyzeRun } from '../../core/analysis/analyze';
+import type { Report } from '../../core/analysis/report';
+import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../core/report/index';
+import { verdictTitle } from '../../core/report/summarySections';
+import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
+import { exitCodeForVerdict } from '../exitCodes';
+import { note, openSession, SESSION_FLAGS } from '../session';
+
+const ANALYZE_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  ...SESSION_FLAGS,
+  format: { kind: 'string', alias: 'f' },
+  out: { kind: 'string', alias: 'o' },
+};
+
+export async function runAnalyze(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, ANALYZE_FLAGS);
+  if (args.positional.length > 0) throw new UsageError(`unexpected argument '${args.positional[0]}' (input files follow --run or --spans)`);
+  const format = parseFormat(flagString(args, 'format') ?? 'text');
+  const out = flagString(args, 'out');
+
+  const session = await openSession(args);
+  let report: Report;
+  try {
+    report = await analyzeRun(session.store, session.options, session.gates);
+  } finally {
+    await session.close();
+  }
+
+  for (const line of skippedLineNotes(report)) note(line);
+  const text = renderReport(report, format);
+  if (out !== undefined) {
+    await writeFile(out, text, 'utf8');
+    if (!session.quiet) note(`phasewise: ${verdictTitle(report)}; report written to ${out}`);
+  } else if (!session.quiet) {
+    await writeStdout(text);
+  }
+  return exitCodeForVerdict(report.verdict.status);
+}
+
+function parseFormat(raw: string): ReportFormat {
+  if ((REPORT_FORMATS as readonly string[]).includes(raw)) return raw as ReportFormat;
+  throw new UsageError(`--format expects one of ${REPORT_FORMATS.join(', ')}, got '${raw}'`);
+}
+
+/** Shows at most this many line numbers per file; the full list is in the report's load issues. */
+const FIRST_LINES = 5;
+
+/**
+ * One line per file with skipped lines: nothing is skipped silently, even with --quiet or --out,
+ * because a skipped line is a request missing from every figure.
+ */
+export function skippedLineNotes(report: Report): string[] {
+  const notes: string[] = [];
+  for (const input of report.inputs) {
+    if (input.skipped <= 0) continue;
+    const lines = report.load_issues.examples
+      .filter((e) => e.path === input.path && e.line !== null)
+      .map((e) => e.line as number)
+      .sort((a, b) => a - b)
+      .filter((line, i, all) => i === 0 || all[i - 1] !== line)
+      .slice(0, FIRST_LINES);
+    const first = lines.length > 0 ? ` (first at line${lines.length > 1 ? 's' : ''} ${lines.join(', ')})` : '';
+    const noun = input.skipped === 1 ? 'line' : 'lines';
+    notes.push(`phasewise: ${input.path}: skipped ${input.skipped} ${noun}${first}`);
+  }
+  return notes;
+}
+
+/** Resolves once the text is handed to the OS, so exiting right after cannot truncate a piped report. */
+export function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
+}

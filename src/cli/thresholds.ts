@@ -1,0 +1,81 @@
+/**
+ * `--threshold 'client_total_ms.p95<=2000'` → GateSpec. The category decides what a broken gate means
+ * for the verdict (DESIGN §2), so it follows from the figure, never from the user's wording.
+ */
+import type { GateCategory, GateSpec, GateStat, PhaseDefinition } from '../core/analysis/options';
+import { UsageError } from './args';
+
+const STATS: readonly GateStat[] = ['p50', 'p95', 'p99', 'mean', 'max', 'value', 'share'];
+
+/** Request-level latency objectives. */
+const SLO_METRICS = new Set([
+  'client_total_ms',
+  'client_ttft_ms',
+  'client_ttfb_ms',
+  'server_ttft_ms',
+  'ttft_envelope_ms',
+  'itl_ms',
+  'generation_ms_per_output_token',
+]);
+
+/** Parts of the request that are budgeted like a phase (the phase is the metric without `_ms`). */
+const BUDGET_METRICS = new Set(['server_root_ms', 'network_envelope_ms', 'transport_setup_ms', 'unattributed_server_ms']);
+
+const RUN_METRICS: Readonly<Record<string, GateCategory>> = {
+  error_rate: 'quality',
+  dropped_iterations: 'workload',
+  scheduler_lag_ms: 'workload',
+  achieved_start_rate: 'workload',
+  steady_window_ms: 'workload',
+  join_coverage: 'coverage',
+  negative_envelope_share: 'instrumentation',
+  counters_reconcile: 'instrumentation',
+  content_event_parse_errors: 'instrumentation',
+};
+
+/** Which verdict category a figure belongs to, or undefined when the figure is unknown. */
+export function categoryOf(metric: string, phases: readonly PhaseDefinition[]): GateCategory | undefined {
+  if (SLO_METRICS.has(metric) || metric.includes('ttft')) return 'slo';
+  if (BUDGET_METRICS.has(metric) || phases.some((p) => `${p.name}_ms` === metric)) return 'budget';
+  return RUN_METRICS[metric];
+}
+
+/** Figures a threshold may name, for the error message. */
+export function knownMetrics(phases: readonly PhaseDefinition[]): string[] {
+  return [...SLO_METRICS, ...BUDGET_METRICS, ...phases.map((p) => `${p.name}_ms`), ...Object.keys(RUN_METRICS)];
+}
+
+const PATTERN = /^\s*([a-z][a-z0-9_]*)\.([a-z0-9]+)\s*(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(ms|s|m|%)?\s*$/i;
+const UNIT_SCALE: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** Parses one `--threshold` value; throws UsageError naming what was expected. */
+export function parseThreshold(text: string, phases: readonly PhaseDefinition[]): GateSpec {
+  const match = PATTERN.exec(text);
+  if (!match) {
+    throw new UsageError(`--threshold expects METRIC.STAT OP LIMIT such as 'client_total_ms.p95<=2000', got '${text}'`);
+  }
+  const [, metric, rawStat, op, rawLimit, unit] = match;
+  const stat = rawStat.toLowerCase() as GateStat;
+  if (!STATS.includes(stat)) throw new UsageError(`--threshold '${text}': unknown statistic '${rawStat}' (expected ${STATS.join(', ')})`);
+  const category = categoryOf(metric, phases);
+  if (!category) {
+    throw new UsageError(`--threshold '${text}': unknown figure '${metric}' (expected one of ${knownMetrics(phases).join(', ')})`);
+  }
+  let limit = Number(rawLimit);
+  if (unit === '%') limit /= 100;
+  else if (unit) {
+    if (!metric.endsWith('_ms')) throw new UsageError(`--threshold '${text}': ${metric} is not a duration, drop the '${unit}'`);
+    limit *= UNIT_SCALE[unit.toLowerCase()];
+  }
+  const gate: GateSpec = {
+    id: `threshold.${metric}.${stat}`,
+    category,
+    metric,
+    stat,
+    op: op as GateSpec['op'],
+    limit,
+    origin: '--threshold',
+  };
+  if (category === 'budget') gate.phase = metric.replace(/_ms$/, '');
+  return gate;
+}

@@ -1,0 +1,68 @@
+import type { QueryRunner } from '../store/duckStore';
+import { buildRequestBreakdown, buildRootBreakdown } from './breakdownTables';
+import { collectBreakdownWarnings } from './breakdownWarnings';
+import type { AnalysisOptions } from './options';
+import { phaseColumns } from './phaseSelect';
+import { buildRootTree, buildTraceExtras, buildTracePhases } from './phaseTimes';
+import { buildSpanNodes, buildTraceRoots } from './rootSelect';
+
+/** What buildBreakdown produced besides its tables. */
+export interface BreakdownInfo {
+  /** One `<phase>_ms` column per options.phases entry, in order, e.g. ['gateway_ms', 'gpu_queue_ms', 'generation_ms']. */
+  phaseColumns: string[];
+  /** Data-quality findings: unit mistakes, negative envelopes, clock issues, de-duplicated spans, … */
+  warnings: string[];
+}
+
+/**
+ * Materialises the analysis tables from the loaded tables, in dependency order:
+ * span_nodes → trace_roots → root_tree → trace_phase_ms, trace_extras → root_breakdown →
+ * request_breakdown. Every table is CREATE OR REPLACE, so re-analysis with other options (phase
+ * mapping, root service, granularity) rebuilds from the loaded run without re-parsing any file.
+ */
+export async function buildBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
+  const phases = phaseColumns(options.phases);
+  await buildSpanNodes(store, options);
+  await buildTraceRoots(store, options);
+  await buildRootTree(store);
+  await buildTracePhases(store, phases, options);
+  await buildTraceExtras(store, options);
+  await buildRootBreakdown(store, phases);
+  await buildRequestBreakdown(store, phases);
+  await store.run(`CREATE OR REPLACE TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_ROWS_SQL}`, [
+    breakdownOptionsKey(options),
+  ]);
+  const warnings = await collectBreakdownWarnings(store, options);
+  return { phaseColumns: phases.map((p) => p.column), warnings };
+}
+
+/** The options the breakdown tables depend on, as a stable string (to know whether they must be rebuilt). */
+export function breakdownOptionsKey(options: AnalysisOptions): string {
+  return JSON.stringify({
+    phases: options.phases,
+    root: options.root,
+    granularity: options.timestampGranularityMs,
+    firstTokenEvent: options.firstTokenEvent,
+    firstTokenSpan: options.firstTokenSpan,
+    contentEvent: options.contentEvent ?? null,
+  });
+}
+
+/** Row counts of the loaded tables: files loaded after the breakdown make it stale. */
+const LOADED_ROWS_SQL =
+  '(SELECT count(*) FROM client_requests) AS client_rows, (SELECT count(*) FROM spans) AS span_rows, (SELECT count(*) FROM span_events) AS event_rows';
+
+/** Builds the breakdown tables unless they already exist for these options and these loaded rows. */
+export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<void> {
+  const existing = await store.all<{ n: number }>(
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'breakdown_meta'",
+  );
+  if (existing[0].n > 0) {
+    const [meta] = await store.all<{ options_key: string; fresh: boolean }>(
+      `SELECT m.options_key, (m.client_rows, m.span_rows, m.event_rows) = (now.client_rows, now.span_rows, now.event_rows) AS fresh
+       FROM breakdown_meta m, (SELECT ${LOADED_ROWS_SQL}) now`,
+    );
+    if (meta?.options_key === breakdownOptionsKey(options) && meta.fresh) return;
+  }
+  await buildBreakdown(store, options);
+}

@@ -1,0 +1,106 @@
+import type { QueryRunner } from '../store/duckStore';
+import type { AnalysisOptions } from './options';
+
+interface WarningFigures extends Record<string, unknown> {
+  matched_ratio_n: number;
+  median_ratio: number | null;
+  matched_with_envelope: number;
+  negative_envelopes: number;
+  most_negative_ms: number | null;
+  ttft_pairs: number;
+  negative_ttft: number;
+  most_negative_ttft_ms: number | null;
+  overlapping_phases: number;
+  raw_spans: number;
+  spans_without_ids: number;
+  span_nodes: number;
+  fallback_roots: number;
+  unique_root_spans: number;
+  tree_spans: number;
+  outside_root: number;
+  content_issues: number;
+}
+
+/** Magnitude of a unit mistake worth naming: a median ratio this far from 1 is not latency, it is units. */
+const UNIT_RATIO_LOW = 0.01;
+const UNIT_RATIO_HIGH = 100;
+
+function fmt(ms: number | null): string {
+  return ms === null ? 'n/a' : `${Number(ms.toFixed(3))} ms`;
+}
+
+/**
+ * Data-quality warnings on the breakdown tables (BreakdownInfo.warnings): unit mistakes, negative
+ * envelopes, clock issues, de-duplicated spans, fallback roots, detached spans, content-event issues.
+ * Everything is counted in SQL; the text only formats the counts.
+ */
+export async function collectBreakdownWarnings(store: QueryRunner, options: AnalysisOptions): Promise<string[]> {
+  const granularityMs = options.timestampGranularityMs;
+  const [f] = await store.all<WarningFigures>(
+    `SELECT
+       (SELECT count(*) FROM request_breakdown WHERE matched AND client_total_ms > 0 AND server_root_ms > 0) AS matched_ratio_n,
+       (SELECT median(server_root_ms / client_total_ms) FROM request_breakdown
+         WHERE matched AND client_total_ms > 0 AND server_root_ms > 0) AS median_ratio,
+       (SELECT count(network_envelope_ms) FROM request_breakdown WHERE matched AND succeeded) AS matched_with_envelope,
+       (SELECT count(*) FROM request_breakdown WHERE matched AND succeeded AND network_envelope_ms < 0) AS negative_envelopes,
+       (SELECT min(network_envelope_ms) FROM request_breakdown WHERE matched AND succeeded AND network_envelope_ms < 0) AS most_negative_ms,
+       (SELECT count(ttft_envelope_ms) FROM request_breakdown WHERE matched AND succeeded) AS ttft_pairs,
+       (SELECT count(*) FROM request_breakdown WHERE matched AND succeeded AND ttft_envelope_ms < 0) AS negative_ttft,
+       (SELECT min(ttft_envelope_ms) FROM request_breakdown WHERE matched AND succeeded AND ttft_envelope_ms < 0) AS most_negative_ttft_ms,
+       (SELECT count(*) FROM request_breakdown WHERE matched AND succeeded AND unattributed_server_ms < -$1) AS overlapping_phases,
+       (SELECT count(*) FROM spans) AS raw_spans,
+       (SELECT count(*) FROM spans WHERE coalesce(trace_id, '') = '' OR coalesce(span_id, '') = '') AS spans_without_ids,
+       (SELECT count(*) FROM span_nodes) AS span_nodes,
+       (SELECT count(*) FROM trace_roots WHERE root_fallback AND root_candidates = 1) AS fallback_roots,
+       (SELECT coalesce(sum(span_count), 0) FROM trace_roots WHERE root_candidates = 1) AS unique_root_spans,
+       (SELECT count(*) FROM root_tree) AS tree_spans,
+       (SELECT count(*) FROM root_tree t JOIN trace_roots r USING (trace_id)
+         WHERE t.start_ns < r.root_start_ns - $1 * 1e6 OR t.end_ns > r.root_end_ns + $1 * 1e6) AS outside_root,
+       (SELECT count(*) FROM load_issues WHERE code ILIKE '%content%') AS content_issues`,
+    [granularityMs],
+  );
+  const warnings: string[] = [];
+  if (f.median_ratio !== null && (f.median_ratio < UNIT_RATIO_LOW || f.median_ratio > UNIT_RATIO_HIGH)) {
+    const direction =
+      f.median_ratio < UNIT_RATIO_LOW
+        ? 'server spans are ~1000× shorter than the client durations: span durations look like µs written as ns'
+        : 'server spans are ~1000× longer than the client durations: span durations look like ns written as µs';
+    warnings.push(
+      `median server_root_ms / client_total_ms over ${f.matched_ratio_n} matched requests is ${f.median_ratio.toPrecision(3)}: ${direction} (or the reverse on the client side); check the units of both files`,
+    );
+  }
+  if (f.negative_envelopes > 0) {
+    warnings.push(
+      `${f.negative_envelopes} of ${f.matched_with_envelope} matched successful requests have a negative network envelope (most negative ${fmt(f.most_negative_ms)}); kept, not clamped: a few ms usually means the root span ends before the response is flushed, large values mean wrong units or a bad join`,
+    );
+  }
+  if (f.negative_ttft > 0) {
+    warnings.push(
+      `${f.negative_ttft} of ${f.ttft_pairs} matched streaming requests have a negative TTFT envelope (most negative ${fmt(f.most_negative_ttft_ms)}): the server's first-token event is later than the client's first content`,
+    );
+  }
+  if (f.overlapping_phases > 0) {
+    warnings.push(
+      `${f.overlapping_phases} matched successful requests have phases that add up to more than the root span (unattributed_server_ms < −${granularityMs} ms): phases overlap each other or a phase span outlives the root`,
+    );
+  }
+  if (f.outside_root > 0) {
+    warnings.push(
+      `${f.outside_root} spans under a root start before or end after it by more than ${granularityMs} ms: clock skew between services, or the root ends before the response is written`,
+    );
+  }
+  const duplicates = f.raw_spans - f.spans_without_ids - f.span_nodes;
+  if (duplicates > 0) warnings.push(`${duplicates} duplicate spans (same trace and span ID) were counted once`);
+  if (f.spans_without_ids > 0) warnings.push(`${f.spans_without_ids} spans without a trace or span ID were left out of the join`);
+  if (f.fallback_roots > 0) {
+    warnings.push(
+      `${f.fallback_roots} traces have no SERVER root candidate; their span without a parent was used as the root (kind not recorded, or the top span is a CLIENT span)`,
+    );
+  }
+  const detached = f.unique_root_spans - f.tree_spans;
+  if (detached > 0) {
+    warnings.push(`${detached} spans of rooted traces are not under the root (missing intermediate parent) and are not counted in any phase`);
+  }
+  if (f.content_issues > 0) warnings.push(`${f.content_issues} content events could not be parsed (see load issues)`);
+  return warnings;
+}

@@ -1,0 +1,134 @@
+/**
+ * Assembles the Report from the breakdown tables (request_breakdown, root_breakdown, trace_roots) and
+ * the raw tables. Kept apart from analyzeRun so the report can be rebuilt on tables that already exist
+ * (re-analysis with other gates) and tested on breakdown rows written directly.
+ */
+import type { QueryRunner } from '../store/duckStore';
+import { PHASEWISE_VERSION } from '../version';
+import { evaluateGates, gatherRunFigures, steadyWindowShort } from './gates';
+import { computeLedger } from './ledger';
+import { computeClientTable, computeMatchedTable, computeServerTable, ENVELOPE_COLUMN, readBreakdownColumns, withData } from './metrics';
+import type { AnalysisOptions, GateSpec } from './options';
+import { steadyWindowOf } from './population';
+import { assertIdentifier } from './quantileSql';
+import type { EnvelopeSummary, JoinSummary, Report, TraceBreakdown } from './report';
+import { definitions, readInputs, readK6Summaries, readLoadIssues } from './summaryTables';
+import { computeTail, computeTailAttribution } from './tail';
+import { decideVerdict } from './verdict';
+import { computeWindows } from './windows';
+
+/** What the join side produced for this analysis (see the analysis contract). */
+export interface BreakdownParts {
+  phaseColumns: readonly string[];
+  warnings: readonly string[];
+  join: JoinSummary;
+  slowTraces: TraceBreakdown[];
+}
+
+export async function buildReport(
+  store: QueryRunner,
+  options: AnalysisOptions,
+  gates: readonly GateSpec[],
+  parts: BreakdownParts,
+): Promise<Report> {
+  const phaseColumns = parts.phaseColumns.map(assertIdentifier);
+  const steady = steadyWindowOf(options);
+
+  const columns = await readBreakdownColumns(store);
+  const matchedAll = await computeMatchedTable(store, phaseColumns, columns);
+  const clientAll = await computeClientTable(store, columns);
+  const serverAll = await computeServerTable(store, phaseColumns, columns);
+  const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
+
+  const ledger = await computeLedger(store);
+  const windows = await computeWindows(store, options.windowSizeMs, steady);
+  const tail = await computeTail(store, options, gates);
+  const tailAttribution = await computeTailAttribution(store, phaseColumns, columns);
+
+  const figures = await gatherRunFigures(store, gates, {
+    phaseColumns,
+    columns,
+    ledger,
+    join: parts.join,
+    envelope,
+    matched: matchedAll,
+    server: serverAll,
+    steady,
+  });
+  const gateResults = evaluateGates(gates, figures);
+  const verdict = decideVerdict({
+    gates: gateResults,
+    ledger,
+    tailAttribution,
+    steadyShort: steadyWindowShort(figures) ? { declaredMs: figures.declaredSteadyMs ?? 0, coveredMs: figures.coveredSteadyMs ?? 0 } : null,
+    contentEventParseErrors: figures.contentEventParseErrors,
+  });
+
+  const warnings = [...parts.warnings];
+  const join = parts.join;
+  if (join.client_requests > 0 && join.server_spans > 0 && join.matched === 0) {
+    warnings.push(
+      join.valid_trace_ids === 0
+        ? `join coverage 0 %: none of the ${join.client_requests} client records carries a valid trace ID.`
+        : `join coverage 0 %: client and server files share no trace ID (${join.valid_trace_ids} valid client trace IDs, ${join.server_traces} server traces).`,
+    );
+  } else if (join.client_requests > 0 && join.server_spans === 0) {
+    warnings.push(`no server spans were loaded: only client-only figures are available for the ${join.client_requests} client records.`);
+  }
+  // The join side usually reports negative envelopes already (with its own diagnosis); say it once.
+  if (envelope && envelope.negative.count > 0 && !warnings.some((w) => /negative network envelope/i.test(w))) {
+    warnings.push(
+      `${envelope.negative.count} of ${envelope.n} matched successes (${(envelope.negative.share * 100).toFixed(2)} %) have a negative network envelope, ` +
+        `most negative ${envelope.negative.most_negative_ms?.toFixed(1)} ms: a few ms usually means the root span ends before the response is flushed; large values mean wrong units or a bad join.`,
+    );
+  }
+  if (ledger.in_flight > 0) {
+    warnings.push(`${ledger.in_flight} k6 iteration(s) have no request row: in flight when the run stopped, or lost.`);
+  }
+  if (windows.withoutOffset > 0) {
+    warnings.push(`${windows.withoutOffset} started request(s) have no send time and appear in no window.`);
+  }
+  if (figures.startedInSteady === 0 && ledger.started > 0 && (steady.startMs !== null || steady.endMs !== null)) {
+    warnings.push('no request was sent inside the declared steady window: check steady start/end against the run offsets.');
+  }
+
+  const report: Report = {
+    phasewise_version: PHASEWISE_VERSION,
+    inputs: await readInputs(store),
+    load_issues: await readLoadIssues(store),
+    join,
+    metrics: withData(matchedAll),
+    client_only: withData(clientAll),
+    server_only: withData(serverAll),
+    outcomes: ledger,
+    windows: windows.report,
+    tail,
+    tail_attribution: tailAttribution,
+    gates: gateResults,
+    verdict,
+    slow_traces: parts.slowTraces,
+    k6_summaries: await readK6Summaries(store),
+    definitions: definitions(options),
+    warnings,
+  };
+  return jsonSafe(report);
+}
+
+/** The report is the `--format json` output: NaN/Infinity become null and bigints numbers (or strings). */
+export function jsonSafe<T>(value: T): T {
+  return sanitize(value) as T;
+}
+
+function sanitize(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'bigint') {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+  }
+  if (Array.isArray(value)) return value.map(sanitize);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = sanitize(v);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,130 @@
+/**
+ * Parses contract text (YAML, or JSON which YAML 1.2 flow syntax covers) into a plain value plus a map
+ * from JSON pointer to source ranges, so every diagnostic can point at the exact key or value —
+ * block or flow style alike.
+ */
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import type { Node as YamlNode, Pair } from 'yaml';
+import type { OffsetRange } from './types';
+
+/** Where one value of the contract sits in the text. */
+export interface SourceEntry {
+  /** Range of the key (absent for sequence items and the root). */
+  key?: OffsetRange;
+  /** Range of the value (for a key without a value: an empty range after the key). */
+  value: OffsetRange;
+  /** Collection style, used to place inserted keys. */
+  kind: 'map' | 'seq' | 'scalar' | 'null';
+  flow: boolean;
+  /** For block maps: column (0-based) of the first key; used to indent inserted keys. */
+  indent?: number;
+  /** For maps: offset just after the last entry (block) or of the closing brace (flow). */
+  insertAt?: number;
+  /** Keys present in a map, in order. */
+  keys?: string[];
+  /** For scalars: whether the source was a plain (unquoted) scalar. */
+  plain?: boolean;
+}
+
+export interface ParsedSource {
+  value: unknown;
+  entries: Map<string, SourceEntry>;
+  syntaxErrors: { range: OffsetRange; message: string }[];
+  lineCounter: LineCounter;
+  text: string;
+}
+
+/** Escapes one JSON pointer segment (RFC 6901), the form ajv uses in `instancePath`. */
+export function pointerSegment(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function childPointer(parent: string, key: string | number): string {
+  return `${parent}/${pointerSegment(String(key))}`;
+}
+
+function nodeRange(node: YamlNode | null | undefined, fallback: OffsetRange): OffsetRange {
+  const r = node?.range;
+  return r ? { start: r[0], end: r[1] } : fallback;
+}
+
+function lineIndent(text: string, offset: number): number {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return offset - lineStart;
+}
+
+/** Offset just after the end of the line containing `offset - 1` (block collections end past their newline). */
+function blockInsertPoint(text: string, end: number): number {
+  // A block collection's range ends after trailing newlines/comments; back up to the last content char.
+  let i = end;
+  while (i > 0 && /\s/.test(text[i - 1])) i--;
+  const nl = text.indexOf('\n', i);
+  return nl === -1 ? text.length : nl + 1;
+}
+
+function walk(node: YamlNode | null | undefined, pointer: string, key: OffsetRange | undefined, ctx: ParsedSource, fallback: OffsetRange): unknown {
+  if (isAlias(node)) {
+    // Aliases are rare in contracts; resolve them without recursion into the anchor's ranges.
+    const entry: SourceEntry = { key, value: nodeRange(node, fallback), kind: 'scalar', flow: true };
+    ctx.entries.set(pointer, entry);
+    return undefined;
+  }
+  if (isMap(node)) {
+    const out: Record<string, unknown> = {};
+    const range = nodeRange(node, fallback);
+    const keys: string[] = [];
+    const entry: SourceEntry = { key, value: range, kind: 'map', flow: Boolean(node.flow), keys };
+    ctx.entries.set(pointer, entry);
+    let lastEnd = range.start;
+    for (const item of node.items as Pair<YamlNode | null, YamlNode | null>[]) {
+      if (!isPair(item)) continue;
+      const k = item.key;
+      const keyText = isScalar(k) ? String(k.value) : String(k);
+      const keyRange = nodeRange(k, range);
+      if (entry.indent === undefined) entry.indent = lineIndent(ctx.text, keyRange.start);
+      keys.push(keyText);
+      const valueFallback = { start: keyRange.end, end: keyRange.end };
+      out[keyText] = walk(item.value, childPointer(pointer, keyText), keyRange, ctx, valueFallback);
+      lastEnd = Math.max(keyRange.end, item.value?.range?.[1] ?? keyRange.end);
+    }
+    entry.insertAt = entry.flow ? Math.max(range.start, range.end - 1) : blockInsertPoint(ctx.text, Math.max(lastEnd, range.end));
+    return out;
+  }
+  if (isSeq(node)) {
+    const range = nodeRange(node, fallback);
+    ctx.entries.set(pointer, { key, value: range, kind: 'seq', flow: Boolean(node.flow) });
+    return node.items.map((item, i) => walk(item as YamlNode | null, childPointer(pointer, i), undefined, ctx, range));
+  }
+  if (isScalar(node)) {
+    const range = nodeRange(node, fallback);
+    const plain = node.type === 'PLAIN';
+    ctx.entries.set(pointer, { key, value: range, kind: node.value === null ? 'null' : 'scalar', flow: true, plain });
+    return node.value;
+  }
+  ctx.entries.set(pointer, { key, value: fallback, kind: 'null', flow: true });
+  return null;
+}
+
+/** Parses YAML or JSON contract text; never throws. */
+export function parseSource(text: string, fileName: string): ParsedSource {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, keepSourceTokens: false, prettyErrors: false, uniqueKeys: true });
+  const ctx: ParsedSource = { value: undefined, entries: new Map(), syntaxErrors: [], lineCounter, text };
+  for (const err of doc.errors) {
+    const [start, end] = err.pos;
+    ctx.syntaxErrors.push({ range: { start, end: Math.max(end, start) }, message: err.message.split('\n')[0] });
+  }
+  if (/\.json$/i.test(fileName) && ctx.syntaxErrors.length === 0) {
+    // YAML accepts some JSON mistakes (comments, trailing commas); JSON.parse holds .json files to JSON.
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      const pos = /position (\d+)/.exec(msg);
+      const at = pos ? Number(pos[1]) : 0;
+      ctx.syntaxErrors.push({ range: { start: at, end: Math.min(text.length, at + 1) }, message: msg });
+    }
+  }
+  ctx.value = walk(doc.contents as YamlNode | null, '', undefined, ctx, { start: 0, end: 0 });
+  return ctx;
+}

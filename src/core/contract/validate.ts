@@ -1,0 +1,43 @@
+/** The validation pipeline: syntax → schema → durations → semantic rules → typed contract. */
+import { checkBudgets } from './budgetRules';
+import { ContractContext } from './context';
+import { checkDurations } from './durationRules';
+import { normalizeContract } from './normalize';
+import { checkRequest } from './requestRules';
+import { checkSchema } from './schemaCheck';
+import { parseSource } from './sourceMap';
+import type { ContractDiagnostic, LoadContract } from './types';
+import { checkWorkload } from './workloadRules';
+
+export interface ContractValidation {
+  contract?: LoadContract;
+  diagnostics: ContractDiagnostic[];
+}
+
+const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as const;
+
+/** Validates contract text. `contract` is set only when there is no error-severity diagnostic. */
+export function parseContract(text: string, fileName: string): ContractValidation {
+  const source = parseSource(text, fileName);
+  const ctx = new ContractContext(source);
+  for (const e of source.syntaxErrors) ctx.report('syntax', 'error', e.range, `Syntax error: ${e.message}`);
+  const root = source.value;
+  if (source.syntaxErrors.length === 0) {
+    if (root === null || typeof root !== 'object' || Array.isArray(root)) {
+      ctx.report('schema-type', 'error', ctx.firstLine(), 'A load contract is a mapping with `version`, `name`, `workload`, `request` and `slo`; run "Phasewise: New Load Contract" for a template.');
+    } else {
+      checkSchema(ctx);
+      checkDurations(ctx);
+      checkWorkload(ctx);
+      checkRequest(ctx);
+      checkBudgets(ctx);
+    }
+  }
+  const diagnostics = ctx.diagnostics.sort((a, b) => a.range.start - b.range.start || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
+  if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  const contract = normalizeContract(ctx);
+  const lines: Record<string, number> = {};
+  for (const [ptr, entry] of source.entries) lines[ptr] = source.lineCounter.linePos((entry.key ?? entry.value).start).line;
+  contract.source = { fileName, lines };
+  return { contract, diagnostics };
+}

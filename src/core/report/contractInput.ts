@@ -1,0 +1,41 @@
+/**
+ * `--contract FILE`: the contract layer parses and validates; here its diagnostics become compiler-style
+ * lines (`file:line:col: severity code message`) and any error stops the run with exit 4, because
+ * analysing against a contract that does not say what its author meant would produce a wrong verdict.
+ */
+import type { AnalysisOptions, GateSpec } from '../analysis/options';
+import { contractToAnalysis, loadContractFile } from '../contract/index';
+import type { ContractDiagnostic } from '../contract/types';
+
+/** The contract has errors; `lines` are the formatted diagnostics. Exit 4. */
+export class ContractError extends Error {
+  constructor(
+    readonly file: string,
+    readonly lines: string[],
+  ) {
+    super(`${file}: the load contract has errors`);
+    this.name = 'ContractError';
+  }
+}
+
+export interface ContractInput {
+  options: Partial<AnalysisOptions>;
+  gates: GateSpec[];
+  /** Warnings and hints, formatted, for stderr (they do not stop the run). */
+  notes: string[];
+}
+
+export function formatDiagnostic(file: string, d: ContractDiagnostic): string {
+  return `${file}:${d.line}:${d.column}: ${d.severity} ${d.code} ${d.message}`;
+}
+
+export async function readContractInput(file: string): Promise<ContractInput> {
+  const { contract, diagnostics } = await loadContractFile(file);
+  const formatted = diagnostics.map((d) => formatDiagnostic(file, d));
+  const hasErrors = diagnostics.some((d) => d.severity === 'error');
+  if (!contract || hasErrors) {
+    throw new ContractError(file, formatted.length > 0 ? formatted : [`${file}:1:1: error contract-unreadable the file is not a load contract`]);
+  }
+  const { options, gates } = contractToAnalysis(contract);
+  return { options, gates, notes: formatted };
+}

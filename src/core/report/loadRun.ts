@@ -1,0 +1,70 @@
+/**
+ * Loading a run into a store, shared by the CLI and the editor so both read files the same way:
+ * existence checked first (a clear InputError, not an ENOENT stack), `--run` files as the client side,
+ * `--spans` files as the server side, one file at a time so progress can name the file being loaded.
+ */
+import { access, stat } from 'fs/promises';
+import * as path from 'path';
+import { InputError } from '../errors';
+import { loadFiles, type LoadedFile } from '../formats/loadFiles';
+import type { ProgressSink } from '../formats/types';
+import type { QueryRunner } from '../store/duckStore';
+
+/** The tables readers fill (schema.ts); emptied before a database file is loaded again. */
+const LOADED_TABLES = ['sources', 'load_issues', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
+
+export interface RunFiles {
+  run: readonly string[];
+  spans: readonly string[];
+}
+
+export interface LoadRunOptions {
+  traceIdTag?: string;
+  /** Called before each file with its path and size, so a caller can show what is being loaded. */
+  onFile?: (file: string, bytes: number, side: 'client' | 'server') => void;
+  progress?: ProgressSink;
+}
+
+/** Throws an InputError for the first file that does not exist or cannot be read. */
+export async function checkFilesExist(files: readonly string[]): Promise<void> {
+  for (const file of files) {
+    try {
+      await access(file);
+      const info = await stat(file);
+      if (!info.isFile()) throw new InputError(file, undefined, 'a file', 'a directory');
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw new InputError(file, undefined, 'an existing, readable file', 'no such file');
+    }
+  }
+}
+
+/** Loads client files then span files into the store; returns what each file contributed. */
+export async function loadRun(store: QueryRunner, files: RunFiles, options: LoadRunOptions = {}): Promise<LoadedFile[]> {
+  await checkFilesExist([...files.run, ...files.spans]);
+  const loaded: LoadedFile[] = [];
+  const sides: Array<['client' | 'server', readonly string[]]> = [
+    ['client', files.run],
+    ['server', files.spans],
+  ];
+  for (const [side, list] of sides) {
+    for (const file of list) {
+      options.onFile?.(path.resolve(file), (await stat(file)).size, side);
+      loaded.push(
+        ...(await loadFiles(store, [file], { traceIdTag: options.traceIdTag, progress: options.progress, expectSide: side })),
+      );
+    }
+  }
+  return loaded;
+}
+
+/** Empties the loaded tables so a database file can be filled with another run (no duplicated rows). */
+export async function clearLoadedRun(store: QueryRunner): Promise<void> {
+  for (const name of LOADED_TABLES) await store.run(`DELETE FROM ${name}`);
+}
+
+/** How many files a store (a database file given with --db) holds: 0 means there is nothing to re-analyse. */
+export async function loadedSourceCount(store: QueryRunner): Promise<number> {
+  const [row] = await store.all<{ n: number }>('SELECT count(*) AS n FROM sources');
+  return row?.n ?? 0;
+}

@@ -1,0 +1,49 @@
+/**
+ * The order of the report, decided once for every rendering: the verdict and why first, then who owns
+ * the tail, the figures behind it, and the bookkeeping (ledger, windows, gates, inputs) last.
+ */
+import type { Report } from '../analysis/report';
+import type { ReportDocument, Section } from './document';
+import {
+  definitionsSection,
+  gatesSection,
+  inputsSection,
+  k6SummarySection,
+  ledgerSection,
+  slowTracesSection,
+  warningsSection,
+  windowsSection,
+} from './runSections';
+import {
+  joinSection,
+  metricTableSection,
+  negativeEnvelopeSection,
+  tailAttributionSection,
+  verdictSection,
+  verdictTitle,
+} from './summarySections';
+
+/** Builds the report's content (sections in reading order) from the Report model. */
+export function buildReportDocument(report: Report): ReportDocument {
+  const candidates: Array<Section | undefined> = [
+    verdictSection(report),
+    joinSection(report),
+    tailAttributionSection(report),
+    metricTableSection('Decomposition', `matched successful requests (n=${report.join.matched} matched)`, report.metrics),
+    metricTableSection('Client only', 'all successful client requests (comparable with k6)', report.client_only),
+    metricTableSection('Server only', 'all server root spans', report.server_only),
+    negativeEnvelopeSection(report),
+    ledgerSection(report),
+    windowsSection(report),
+    gatesSection(report),
+    slowTracesSection(report),
+    k6SummarySection(report),
+    inputsSection(report),
+    warningsSection(report),
+    definitionsSection(report),
+  ];
+  return {
+    title: `${verdictTitle(report)} · phasewise ${report.phasewise_version}`,
+    sections: candidates.filter((s): s is Section => s !== undefined),
+  };
+}

@@ -1,0 +1,92 @@
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { Report } from '../../core/analysis/report';
+import { CancelledError, InputError } from '../../core/errors';
+
+/** Arguments when the command is invoked programmatically (tests, other extensions, tasks). */
+export interface AnalyzeRunArgs {
+  run?: string[];
+  spans?: string[];
+  contract?: string;
+}
+
+/**
+ * "Phasewise: Analyze Run…": asks for run and span files (or takes them as arguments), analyses them
+ * with a cancellable progress notification, opens the report as markdown and returns the Report to
+ * `executeCommand` callers. Errors are shown naming the file and line; they resolve to undefined.
+ */
+export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: AnalyzeRunArgs) => Promise<Report | undefined> {
+  return async (args) => {
+    const request = args && (args.run?.length || args.spans?.length) ? args : await askForFiles();
+    if (!request) return undefined;
+    const run = request.run ?? [];
+    const spans = request.spans ?? [];
+    log.info(`analyze: run=[${run.join(', ')}] spans=[${spans.join(', ')}]${request.contract ? ` contract=${request.contract}` : ''}`);
+    try {
+      const report = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Phasewise: analysing run', cancellable: true },
+        async (progress, token) => {
+          // Loaded here, not at activation: the core pulls in DuckDB on first use.
+          const { analyzeFiles } = await import('../../core/report/analyzeFiles');
+          return analyzeFiles(
+            { run, spans, contract: request.contract },
+            {
+              onStore: (store) => token.onCancellationRequested(() => void store.interrupt().then(() => log.info('analyze: cancelled'))),
+              onFile: (file, bytes) => progress.report({ message: `${path.basename(file)} (${(bytes / 1_048_576).toFixed(1)} MB)` }),
+              progress: (message) => log.debug(message),
+              onContractNotes: (notes) => notes.forEach((n) => log.warn(n)),
+            },
+          ).catch((err: unknown) => {
+            throw token.isCancellationRequested ? new CancelledError() : err;
+          });
+        },
+      );
+      log.info(`analyze: verdict ${report.verdict.status}, ${report.join.matched}/${report.join.client_requests} matched`);
+      const { renderMarkdownReport } = await import('../../core/report/markdown');
+      const doc = await vscode.workspace.openTextDocument({ content: renderMarkdownReport(report), language: 'markdown' });
+      await vscode.window.showTextDocument(doc, { preview: false });
+      return report;
+    } catch (err) {
+      showAnalyzeError(err, log);
+      return undefined;
+    }
+  };
+}
+
+async function askForFiles(): Promise<AnalyzeRunArgs | undefined> {
+  const run = await vscode.window.showOpenDialog({
+    canSelectMany: true,
+    openLabel: 'Use as run files',
+    title: 'Phasewise: load-test run files (k6 JSON/CSV, summary, per-request records); cancel for server-only',
+  });
+  const spans = await vscode.window.showOpenDialog({
+    canSelectMany: true,
+    openLabel: 'Use as span files',
+    title: 'Phasewise: span exports (OTLP, Jaeger or Zipkin JSON); cancel for client-only',
+  });
+  const files = { run: (run ?? []).map((u) => u.fsPath), spans: (spans ?? []).map((u) => u.fsPath) };
+  return files.run.length + files.spans.length > 0 ? files : undefined;
+}
+
+/** Shown without awaiting: a notification waits for the user, and the command must return now. */
+function showAnalyzeError(err: unknown, log: vscode.LogOutputChannel): void {
+  if (err instanceof CancelledError) {
+    log.info('analyze: cancelled by the user');
+    return;
+  }
+  if (err instanceof InputError) {
+    // The message already reads `file:line: expected …, found …`.
+    log.error(`analyze: ${err.message}`);
+    void vscode.window.showErrorMessage(`Phasewise: ${err.message}`);
+    return;
+  }
+  const lines = (err as { lines?: unknown }).lines;
+  if (err instanceof Error && err.name === 'ContractError' && Array.isArray(lines)) {
+    for (const line of lines) log.error(String(line));
+    void vscode.window.showErrorMessage(`Phasewise: ${String(lines[0] ?? err.message)}`);
+    return;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  log.error(`analyze failed: ${message}`);
+  void vscode.window.showErrorMessage(`Phasewise: analysis failed: ${message}`);
+}

@@ -1,0 +1,141 @@
+// End-to-end checks through the workbench UI, run after the integration suite: what a person would see.
+import * as path from 'path';
+import type { Frame, Page } from 'playwright-core';
+import type { SuiteResults } from '../suite/index';
+import { FIXTURE } from '../harness/workspace';
+import { closeQuickInput, editorTabTitles, notificationTexts, runCommandFromPalette } from './workbench';
+
+export interface E2eOutcome {
+  name: string;
+  ok: boolean;
+  error?: string;
+  screenshot?: string;
+  /** File name under media/screenshots/ when this screenshot is good for the README. */
+  readmeScreenshot?: string;
+  details?: Record<string, unknown>;
+}
+
+interface E2eContext {
+  workspace: string;
+  artifacts: string;
+  suite: SuiteResults;
+}
+
+async function attempt(
+  name: string,
+  page: Page,
+  ctx: E2eContext,
+  body: () => Promise<Record<string, unknown> | void>,
+  readmeScreenshot?: string,
+): Promise<E2eOutcome> {
+  const screenshot = path.join(ctx.artifacts, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
+  try {
+    const details = (await body()) ?? undefined;
+    await page.screenshot({ path: screenshot });
+    return { name, ok: true, screenshot, readmeScreenshot, details };
+  } catch (err) {
+    await page.screenshot({ path: screenshot }).catch(() => undefined);
+    return { name, ok: false, error: err instanceof Error ? err.message : String(err), screenshot };
+  }
+}
+
+/** Text of every webview frame plus the visible text editors: wherever the report is rendered. */
+async function renderedEditorText(page: Page): Promise<string> {
+  const parts: string[] = [];
+  parts.push(...(await page.locator('.editor-instance .monaco-editor .view-lines').allInnerTexts()));
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame()) continue;
+    parts.push(await frameText(frame));
+  }
+  return parts.join('\n').replace(/\u00a0/g, ' ');
+}
+
+async function frameText(frame: Frame): Promise<string> {
+  try {
+    return await frame.evaluate(() => document.body?.innerText ?? '');
+  } catch {
+    return '';
+  }
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]> {
+  const out: E2eOutcome[] = [];
+
+  // 1. Errors reach the user: the notification the malformed-file test expects is in the workbench.
+  for (const expectation of ctx.suite.uiExpectations?.notifications ?? []) {
+    out.push(
+      await attempt(`error notification: ${expectation.reason}`, page, ctx, async () => {
+        const texts = await waitFor('the notification', 15_000, async () => {
+          const all = await notificationTexts(page);
+          return all.some((t) => expectation.contains.every((c) => t.includes(c))) ? all : undefined;
+        });
+        return { notifications: texts };
+      }),
+    );
+    await closeQuickInput(page);
+    await page.keyboard.press('Escape');
+  }
+
+  // 2. The analysis command from the command palette, on the bundled samples, shows the report.
+  const samples = path.join(ctx.workspace, FIXTURE.samples);
+  const matched = ctx.suite.metrics?.samplesMatched;
+  out.push(
+    await attempt(
+      'Phasewise: Analyze Run from the command palette shows the report',
+      page,
+      ctx,
+      async () => {
+        const tabsBefore = (await editorTabTitles(page)).length;
+        await runCommandFromPalette(page, 'Phasewise: Analyze Run');
+        await answerAnalyzePrompts(page, samples);
+        const tabs = await waitFor('a report editor', 90_000, async () => {
+          const t = await editorTabTitles(page);
+          return t.length > tabsBefore ? t : undefined;
+        });
+        const text = await waitFor('report text in the editor', 30_000, async () => {
+          const s = await renderedEditorText(page);
+          return /p95/i.test(s) && (typeof matched !== 'number' || s.includes(String(matched))) ? s : undefined;
+        });
+        await page.waitForTimeout(500);
+        return { tabs, matched, textSample: text.slice(0, 400) };
+      },
+      'report.png',
+    ),
+  );
+  return out;
+}
+
+/**
+ * Answers the prompts `Phasewise: Analyze Run…` shows when called without arguments: file prompts get
+ * the sample run / spans / contract path, anything else is accepted as proposed.
+ */
+async function answerAnalyzePrompts(page: Page, samples: string): Promise<void> {
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  for (let step = 0; step < 6; step++) {
+    const visible = await page
+      .locator('.quick-input-widget')
+      .waitFor({ state: 'visible', timeout: 5_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (!visible) return;
+    const title = `${await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '')} ${await input.getAttribute('placeholder').catch(() => '')} ${await input.inputValue().catch(() => '')}`;
+    let answer: string | undefined;
+    if (/span|trace|otlp|jaeger|zipkin/i.test(title)) answer = path.join(samples, 'spans.otlp.jsonl');
+    else if (/contract/i.test(title)) answer = path.join(samples, 'steady.loadcontract.yaml');
+    else if (/run|k6|load|result/i.test(title)) answer = path.join(samples, 'k6.ndjson');
+    if (answer !== undefined) await input.fill(answer);
+    await page.waitForTimeout(400);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(800);
+  }
+}

@@ -1,0 +1,58 @@
+// Playwright helpers that drive the VS Code web workbench the way a person does: keyboard, command
+// palette, quick input, notification centre. Selectors are the workbench's stable CSS classes.
+import type { Page } from 'playwright-core';
+
+export async function waitForWorkbench(page: Page, timeoutMs: number): Promise<void> {
+  await page.waitForSelector('.monaco-workbench', { timeout: timeoutMs });
+  // The explorer lists the folder once the remote file system is connected.
+  await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: timeoutMs });
+}
+
+async function quickInputVisible(page: Page): Promise<boolean> {
+  return await page.locator('.quick-input-widget').isVisible();
+}
+
+/** Opens the command palette, types `title` and runs the row whose label is exactly `title`. */
+export async function runCommandFromPalette(page: Page, title: string, timeoutMs = 20_000): Promise<void> {
+  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 }, force: true }).catch(() => undefined);
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: timeoutMs });
+  await page.keyboard.type(title, { delay: 5 });
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.click();
+}
+
+/** Answers the current quick input (file prompt, pick list) by typing `text` and pressing Enter. */
+export async function answerQuickInput(page: Page, text: string, timeoutMs = 20_000): Promise<void> {
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: timeoutMs });
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.fill(text);
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Enter');
+}
+
+export async function closeQuickInput(page: Page): Promise<void> {
+  if (await quickInputVisible(page)) await page.keyboard.press('Escape');
+}
+
+/** Text of every notification, from the notification centre (toasts may already have faded). */
+export async function notificationTexts(page: Page): Promise<string[]> {
+  await closeQuickInput(page);
+  await runCommandFromPalette(page, 'Notifications: Show Notifications');
+  await page.waitForSelector('.notifications-center', { state: 'visible', timeout: 10_000 });
+  await page.waitForTimeout(300);
+  return await page.locator('.notifications-center .notification-list-item-message').allInnerTexts();
+}
+
+/** Titles of the open editor tabs. */
+export async function editorTabTitles(page: Page): Promise<string[]> {
+  return await page.locator('.tabs-container .tab .label-name').allInnerTexts();
+}
+
+/** Text rendered in the active text editor (visible lines only: Monaco virtualises). */
+export async function activeEditorText(page: Page): Promise<string> {
+  const lines = page.locator('.editor-group-container.active .monaco-editor .view-lines');
+  if ((await lines.count()) === 0) return '';
+  return (await lines.first().innerText()).replace(/\u00a0/g, ' ');
+}

@@ -1,0 +1,46 @@
+// The fixture workspace the integration suite runs in: a fresh copy of the repo's samples/ plus one
+// malformed input, made at run time in a throwaway folder so that nothing the extension writes lands in
+// the clone. The suite finds the files by these fixed relative paths (FIXTURE below).
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+/** Relative paths inside the fixture workspace; shared by the drivers and the suite. */
+export const FIXTURE = {
+  samples: 'samples',
+  malformedDir: 'malformed',
+  /** Not any trace or run format: the sniffer must reject it at line 1 (the garbage is on line 1). */
+  malformedSpans: 'malformed/not-a-trace.jsonl',
+  malformedLine: 1,
+} as const;
+
+/** What the malformed file holds: one line of prose where a span export is expected. */
+export const MALFORMED_SPANS_TEXT = 'this line is not OTLP, Jaeger or Zipkin JSON\n';
+
+/** Creates `<dir>/samples` (copy of the repo's samples/) and the malformed file; returns `dir`. */
+export function prepareWorkspace(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const src = path.join(REPO_ROOT, 'samples');
+  fs.cpSync(src, path.join(dir, FIXTURE.samples), { recursive: true });
+  fs.mkdirSync(path.join(dir, FIXTURE.malformedDir), { recursive: true });
+  fs.writeFileSync(path.join(dir, FIXTURE.malformedSpans), MALFORMED_SPANS_TEXT);
+  return dir;
+}
+
+/** Writes the settings a test profile needs (no trust prompt, no welcome page, no telemetry). */
+export function writeUserSettings(userDataDir: string, extra: Record<string, unknown> = {}): void {
+  const settings = {
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    ...extra,
+  };
+  const dir = path.join(userDataDir, 'User');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(settings, null, 2));
+}
