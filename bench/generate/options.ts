@@ -12,7 +12,7 @@ export interface GenerateOptions {
   waveAmplitude: number;
   wavePeriodS: number;
   outDir: string;
-  /** GPU slots (concurrent generations); 0 = sized for ≈ 80 % utilisation at `rate`. */
+  /** GPU slots (concurrent generations); 0 = sized for ≈ 85–90 % utilisation at `rate`. */
   slots: number;
   /** Waiting requests above which the gateway answers 429. */
   maxQueue: number;

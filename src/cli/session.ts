@@ -13,6 +13,7 @@ import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, Us
 import { analysisFor } from '../core/report/analyzeFiles';
 import { EXIT_INTERRUPTED } from './exitCodes';
 import { markInterrupted } from './interrupt';
+import { note } from './output';
 import { createProgress } from './progress';
 import { parseThreshold } from './thresholds';
 
@@ -37,11 +38,6 @@ export interface Session {
   /** True once Ctrl-C was pressed: a failing query is then an interruption, not an error. */
   interrupted(): boolean;
   close(): Promise<void>;
-}
-
-/** Writes a line to stderr (diagnostics never go to stdout, which may be a report piped elsewhere). */
-export function note(line: string): void {
-  process.stderr.write(`${line}\n`);
 }
 
 /** Options and gates from defaults, the contract and the flags (flags win). */
@@ -99,11 +95,13 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
     interrupted: () => interrupted,
     close: async () => {
       process.off('SIGINT', onSigint);
-      await store.close();
+      // A store that never opened (a bad --db path) rejects again here; the first error is the one to report.
+      await store.close().catch(() => undefined);
     },
   };
 
   try {
+    if (db !== undefined) await openDatabase(store, db);
     if (run.length > 0 || spans.length > 0) {
       if (db !== undefined) await clearLoadedRun(store);
       await loadInputs(session, run, spans, args);
@@ -143,6 +141,16 @@ async function loadInputs(session: Session, run: string[], spans: string[], args
     throw err;
   }
   progress.done('loaded');
+}
+
+/** Opens the --db file now, so that a path to something else (a JSON file, say) is bad input, not a crash. */
+async function openDatabase(store: DuckStore, db: string): Promise<void> {
+  try {
+    await store.all('SELECT 1 AS ok');
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new InputError(db, undefined, 'a DuckDB database file written by phasewise (or a new path)', firstLine(message));
+  }
 }
 
 function firstLine(text: string): string {

@@ -44,11 +44,18 @@ function printSuite(results: SuiteResults): void {
   const m = results.metrics ?? {};
   process.stdout.write(`  VS Code ${results.vscodeVersion ?? '?'}; Phasewise activation: ${String(m.activationMs ?? 'not measured')} ms`);
   process.stdout.write(m.activationNote !== undefined ? ` (${String(m.activationNote)})\n` : '\n');
+  if (typeof m.activationMs === 'number' && m.activationMs > 50) {
+    process.stdout.write(`  warning: activation ${m.activationMs} ms is over the 50 ms target of DESIGN §6\n`);
+  }
 }
 
-function copyLogs(serverDataDir: string): void {
-  const logs = path.join(serverDataDir, 'data', 'logs');
-  if (fs.existsSync(logs)) fs.cpSync(logs, path.join(ARTIFACTS, 'logs'), { recursive: true });
+/** Copies the VS Code logs (extension host, server) from the throwaway profile into the artifacts. */
+function copyLogs(dirs: readonly string[]): void {
+  for (const dir of dirs) {
+    for (const candidate of [path.join(dir, 'logs'), path.join(dir, 'data', 'logs')]) {
+      if (fs.existsSync(candidate)) fs.cpSync(candidate, path.join(ARTIFACTS, 'logs', path.basename(dir)), { recursive: true });
+    }
+  }
 }
 
 async function main(): Promise<number> {
@@ -130,7 +137,7 @@ async function main(): Promise<number> {
     await stopAll();
     const left = stillRunning();
     if (left.length > 0) failures.push(`processes still running: ${left.join(', ')}`);
-    copyLogs(dirs.serverDataDir);
+    copyLogs([dirs.userDataDir, dirs.serverDataDir]);
     if (!keep) fs.rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
   }

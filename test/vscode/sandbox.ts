@@ -29,12 +29,15 @@ async function main(): Promise<void> {
       `Open in a browser on this machine:\n\n    ${server.url}\n\n` +
       `Try: Ctrl+Shift+P → "Phasewise: Analyze Run…". Press Ctrl-C here to stop.\n`,
   );
+  let stopping = false;
   const stop = (): void => {
+    stopping = true;
     void stopAll().finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const code = await server.proc.exited;
+  if (stopping) return;
   process.stderr.write(`VS Code server exited (${code}); see ${server.logFile}\n`);
   process.exit(1);
 }

@@ -8,7 +8,8 @@ import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../core/repo
 import { verdictTitle } from '../../core/report/summarySections';
 import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { exitCodeForVerdict } from '../exitCodes';
-import { note, openSession, SESSION_FLAGS } from '../session';
+import { note, writeStdout } from '../output';
+import { openSession, SESSION_FLAGS } from '../session';
 
 const ANALYZE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SESSION_FLAGS,
@@ -68,9 +69,4 @@ export function skippedLineNotes(report: Report): string[] {
     notes.push(`phasewise: ${input.path}: skipped ${input.skipped} ${noun}${first}`);
   }
   return notes;
-}
-
-/** Resolves once the text is handed to the OS, so exiting right after cannot truncate a piped report. */
-export function writeStdout(text: string): Promise<void> {
-  return new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
 }

@@ -8,8 +8,8 @@ import { InputError } from '../../core/errors';
 import { renderReconciliationLines, renderWaterfallText } from '../../core/report/waterfall';
 import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
-import { note, openSession, SESSION_FLAGS, type Session } from '../session';
-import { writeStdout } from './analyze';
+import { note, writeStdout } from '../output';
+import { openSession, SESSION_FLAGS, type Session } from '../session';
 
 const RECONCILE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SESSION_FLAGS,

@@ -44,16 +44,18 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
   await store.run(
     `CREATE OR REPLACE TABLE request_breakdown AS
      WITH c AS (
-       SELECT c.*,
-              row_number() OVER (ORDER BY c.source_id, c.line, c.start_ms, c.send_offset_ms)::BIGINT AS row_id,
-              ${validTraceIdSql('c.trace_id')} AS trace_valid
+       -- Only streaming windows and hash joins here: a partitioned or ordered window would sort every
+       -- client column (URLs included) just to flag duplicates. row_id follows the loaded order
+       -- (files in load order, lines in file order).
+       SELECT c.*, row_number() OVER ()::BIGINT AS row_id, ${validTraceIdSql('c.trace_id')} AS trace_valid
        FROM client_requests c
      ),
+     dups AS (
+       SELECT trace_id FROM c WHERE trace_valid GROUP BY trace_id HAVING count(*) > 1
+     ),
      d AS (
-       SELECT c.*,
-              trace_valid AND count(*) OVER (PARTITION BY CASE WHEN trace_valid THEN trace_id END) > 1 AS client_dup,
-              min(start_ms) OVER () AS run_min_start_ms
-       FROM c
+       SELECT c.*, dups.trace_id IS NOT NULL AS client_dup, (SELECT min(start_ms) FROM client_requests) AS run_min_start_ms
+       FROM c LEFT JOIN dups ON dups.trace_id = CASE WHEN c.trace_valid THEN c.trace_id END
      ),
      j AS (
        SELECT d.*,

@@ -54,7 +54,7 @@ export async function collectBreakdownWarnings(store: QueryRunner, options: Anal
        (SELECT count(*) FROM trace_roots WHERE root_fallback AND root_candidates = 1) AS fallback_roots,
        (SELECT coalesce(sum(span_count), 0) FROM trace_roots WHERE root_candidates = 1) AS unique_root_spans,
        (SELECT count(*) FROM root_tree) AS tree_spans,
-       (SELECT count(*) FROM root_tree t JOIN trace_roots r USING (trace_id)
+       (SELECT count(*) FROM root_tree t JOIN trace_roots r ON r.root_node_id = t.root_node
          WHERE t.start_ns < r.root_start_ns - $1 * 1e6 OR t.end_ns > r.root_end_ns + $1 * 1e6) AS outside_root,
        (SELECT count(*) FROM load_issues WHERE code ILIKE '%content%') AS content_issues`,
     [granularityMs],

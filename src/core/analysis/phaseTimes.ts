@@ -21,24 +21,26 @@ import { SqlParams } from './sqlParams';
 export async function buildRootTree(store: QueryRunner): Promise<void> {
   await store.run(
     `CREATE OR REPLACE TABLE root_tree AS
-     WITH RECURSIVE walk(trace_id, span_id, parent_span_id, name, depth, phase_mask, anc_mask, path_mask,
+     WITH RECURSIVE walk(root_node, node_id, trace_id, span_id, name, depth, phase_mask, anc_mask, path_mask,
                          start_ns, end_ns, duration_ms, output_tokens) AS (
-       SELECT n.trace_id, n.span_id, n.parent_span_id, n.name, 0, n.phase_mask, 0::BIGINT, n.phase_mask,
+       SELECT n.node_id, n.node_id, n.trace_id, n.span_id, n.name, 0, n.phase_mask, 0::BIGINT, n.phase_mask,
               n.start_ns, n.end_ns, n.duration_ms, n.output_tokens
-       FROM trace_roots r JOIN span_nodes n ON n.trace_id = r.trace_id AND n.span_id = r.root_span_id
+       FROM trace_roots r JOIN span_nodes n ON n.node_id = r.root_node_id
        WHERE r.root_candidates = 1
        UNION ALL
-       SELECT c.trace_id, c.span_id, c.parent_span_id, c.name, w.depth + 1, c.phase_mask, w.path_mask,
+       SELECT w.root_node, c.node_id, c.trace_id, c.span_id, c.name, w.depth + 1, c.phase_mask, w.path_mask,
               w.path_mask | c.phase_mask, c.start_ns, c.end_ns, c.duration_ms, c.output_tokens
-       FROM walk w JOIN span_nodes c ON c.trace_id = w.trace_id AND c.parent_span_id = w.span_id
+       FROM walk w JOIN span_nodes c ON c.parent_node = w.node_id
        WHERE w.depth < 100000
      )
-     SELECT trace_id, span_id, parent_span_id, name, depth, phase_mask, anc_mask, start_ns, end_ns, duration_ms, output_tokens
+     SELECT root_node, node_id, trace_id, span_id, name, depth, phase_mask, anc_mask, start_ns, end_ns, duration_ms, output_tokens
      FROM walk`,
   );
 }
 
 /**
+ * (Windows and groups are keyed by the root's integer node ID, not the 32-character trace ID.)
+ *
  * `trace_phase_ms`: per unique-root trace, one `<phase>_ms` column per phase (DESIGN §1).
  *
  * Per (trace, phase) the top-most selected spans are ordered by start. A span opens a new group unless
@@ -55,33 +57,33 @@ export async function buildTracePhases(store: QueryRunner, phases: readonly Phas
   const granularityNs = params.bind(options.timestampGranularityMs * 1e6);
   const selects = phases.map(
     (p) =>
-      `SELECT trace_id, ${p.bit} AS bit, span_id, start_ns, end_ns, duration_ms FROM root_tree
+      `SELECT root_node, ${p.bit} AS bit, node_id, start_ns, end_ns, duration_ms FROM root_tree
        WHERE ${hasBitSql('phase_mask', p.bit)} AND NOT ${hasBitSql('anc_mask', p.bit)}`,
   );
   const columns = phases.map((p) => `coalesce(sum(ms) FILTER (WHERE bit = ${p.bit}), 0)::DOUBLE AS ${p.column}`);
-  const selected = selects.length > 0 ? selects.join('\n UNION ALL \n') : 'SELECT NULL::VARCHAR AS trace_id, 0 AS bit, NULL::VARCHAR AS span_id, 0::BIGINT AS start_ns, 0::BIGINT AS end_ns, 0::DOUBLE AS duration_ms WHERE false';
+  const selected = selects.length > 0 ? selects.join('\n UNION ALL \n') : 'SELECT 0::BIGINT AS root_node, 0 AS bit, 0::BIGINT AS node_id, 0::BIGINT AS start_ns, 0::BIGINT AS end_ns, 0::DOUBLE AS duration_ms WHERE false';
   await store.run(
     `CREATE OR REPLACE TABLE trace_phase_ms AS
      WITH sel AS (${selected}),
      ordered AS (
-       SELECT *, max(end_ns) OVER (PARTITION BY trace_id, bit ORDER BY start_ns, end_ns, span_id
+       SELECT *, max(end_ns) OVER (PARTITION BY root_node, bit ORDER BY start_ns, end_ns, node_id
                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
        FROM sel
      ),
      grouped AS (
        SELECT *, sum(CASE WHEN prev_end IS NULL OR (prev_end - start_ns) <= ${granularityNs}::DOUBLE THEN 1 ELSE 0 END)
-                   OVER (PARTITION BY trace_id, bit ORDER BY start_ns, end_ns, span_id ROWS UNBOUNDED PRECEDING) AS grp
+                   OVER (PARTITION BY root_node, bit ORDER BY start_ns, end_ns, node_id ROWS UNBOUNDED PRECEDING) AS grp
        FROM ordered
      ),
      groups AS (
-       SELECT trace_id, bit, grp,
+       SELECT root_node, bit, grp,
               CASE WHEN count(*) = 1 THEN any_value(duration_ms) ELSE (max(end_ns) - min(start_ns)) / 1e6 END AS ms,
               count(*) AS spans
-       FROM grouped GROUP BY trace_id, bit, grp
+       FROM grouped GROUP BY root_node, bit, grp
      )
      SELECT r.trace_id${columns.length > 0 ? ',\n ' + columns.join(',\n ') : ''},
             coalesce(sum(g.spans) FILTER (WHERE g.spans > 1), 0)::BIGINT AS concurrent_phase_spans
-     FROM trace_roots r LEFT JOIN groups g USING (trace_id)
+     FROM trace_roots r LEFT JOIN groups g ON g.root_node = r.root_node_id
      WHERE r.root_candidates = 1
      GROUP BY r.trace_id`,
     params.values,
@@ -118,10 +120,10 @@ export async function buildTraceExtras(store: QueryRunner, options: AnalysisOpti
        FROM ev GROUP BY trace_id
      ),
      sp_agg AS (
-       SELECT trace_id,
+       SELECT root_node,
               min(end_ns) FILTER (WHERE name = ${firstSpan}) AS first_token_span_end_ns,
               sum(output_tokens) AS server_output_tokens
-       FROM root_tree GROUP BY trace_id
+       FROM root_tree GROUP BY root_node
      )
      SELECT r.trace_id,
             (coalesce(ev_agg.first_token_ns, sp_agg.first_token_span_end_ns) - r.root_start_ns) / 1e6 AS server_ttft_ms,
@@ -131,7 +133,7 @@ export async function buildTraceExtras(store: QueryRunner, options: AnalysisOpti
             sp_agg.server_output_tokens
      FROM trace_roots r
      LEFT JOIN ev_agg USING (trace_id)
-     LEFT JOIN sp_agg USING (trace_id)
+     LEFT JOIN sp_agg ON sp_agg.root_node = r.root_node_id
      WHERE r.root_candidates = 1`,
     params.values,
   );

@@ -13,26 +13,36 @@ export function validTraceIdSql(expr: string): string {
  *
  * The same span exported twice (retries of the exporter, two overlapping export files; the public
  * otlp2jaeger sample has one) would otherwise count as two root candidates or twice in a phase, so
- * spans are de-duplicated on (trace_id, span_id), keeping the first loaded copy. Spans without a
+ * spans are de-duplicated on (trace_id, span_id), keeping the first loaded copy (lowest rowid: files
+ * are appended in load order, lines in file order); node_id is that rowid. Spans without a
  * trace or span ID cannot take part in a tree and are left out (counted by the warnings).
+ *
+ * The parent link is resolved once here, by string IDs, into an integer `parent_node` (NULL when the
+ * parent is not in the trace): the recursive walk then joins integers, which is several times faster
+ * than joining (trace_id, span_id) strings at every level.
  */
 export async function buildSpanNodes(store: QueryRunner, options: AnalysisOptions): Promise<void> {
   const params = new SqlParams();
   const mask = phaseMaskSql(options.phases, params);
   await store.run(
     `CREATE OR REPLACE TABLE span_nodes AS
-     WITH d AS (
-       SELECT s.trace_id, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id, s.name, s.kind, s.service,
-              s.start_ns, s.end_ns, s.duration_ms, s.status,
+     WITH keep AS (
+       -- First loaded copy of each (trace_id, span_id): a hash aggregate on the two IDs only. A
+       -- de-duplication window instead sorted every span column in 650k one-row partitions (5× slower).
+       SELECT min(rowid) AS node_id FROM spans
+       WHERE trace_id IS NOT NULL AND trace_id <> '' AND span_id IS NOT NULL AND span_id <> ''
+       GROUP BY trace_id, span_id
+     ),
+     d AS MATERIALIZED (
+       SELECT keep.node_id, s.trace_id, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id, s.name, s.kind,
+              s.service, s.start_ns, s.end_ns, s.duration_ms, s.status,
               ${mask} AS phase_mask,
               TRY_CAST(coalesce(map_extract_value(s.attributes, 'gen_ai.usage.output_tokens'),
                                 map_extract_value(s.attributes, 'llm.output_tokens')) AS DOUBLE) AS output_tokens
-       FROM spans s
-       WHERE s.trace_id IS NOT NULL AND s.trace_id <> '' AND s.span_id IS NOT NULL AND s.span_id <> ''
-       QUALIFY row_number() OVER (PARTITION BY s.trace_id, s.span_id ORDER BY s.source_id, s.line) = 1
+       FROM spans s JOIN keep ON keep.node_id = s.rowid
      )
-     SELECT d.*, p.span_id IS NULL AS parent_missing
-     FROM d LEFT JOIN (SELECT trace_id, span_id FROM d) p
+     SELECT d.*, p.node_id AS parent_node, p.node_id IS NULL AS parent_missing
+     FROM d LEFT JOIN (SELECT trace_id, span_id, node_id FROM d) p
        ON p.trace_id = d.trace_id AND p.span_id = d.parent_span_id`,
     params.values,
   );
@@ -61,42 +71,44 @@ export async function buildTraceRoots(store: QueryRunner, options: AnalysisOptio
   await store.run(
     `CREATE OR REPLACE TABLE trace_roots AS
      WITH n AS (
-       SELECT *,
+       SELECT trace_id,
               ${eligible} AND kind = 'SERVER' AND parent_missing AS server_candidate,
-              ${eligible} AND parent_span_id IS NULL AS top_candidate
+              ${eligible} AND parent_span_id IS NULL AS top_candidate,
+              {node_id: node_id, span_id: span_id, start_ns: start_ns, end_ns: end_ns, duration_ms: duration_ms,
+               status: status, service: service, name: name} AS r
        FROM span_nodes
      ),
      per_trace AS (
+       -- One hash aggregate over all spans: counts and (when unique) the candidate itself.
        SELECT trace_id, count(*) AS span_count,
               count(*) FILTER (WHERE server_candidate) AS server_candidates,
-              count(*) FILTER (WHERE top_candidate) AS top_candidates
+              count(*) FILTER (WHERE top_candidate) AS top_candidates,
+              any_value(r) FILTER (WHERE server_candidate) AS server_root,
+              any_value(r) FILTER (WHERE top_candidate) AS top_root
        FROM n GROUP BY trace_id
      ),
-     cands AS (
-       SELECT n.*, pt.server_candidates = 0 AS fallback
-       FROM n JOIN per_trace pt USING (trace_id)
-       WHERE CASE WHEN pt.server_candidates > 0 THEN n.server_candidate ELSE n.top_candidate END
-     ),
-     agg AS (
-       SELECT trace_id, count(*) AS candidates, bool_or(fallback) AS fallback,
-              any_value({span_id: span_id, start_ns: start_ns, end_ns: end_ns, duration_ms: duration_ms,
-                         status: status, service: service, name: name}) AS r
-       FROM cands GROUP BY trace_id
+     chosen AS (
+       SELECT trace_id, span_count,
+              CASE WHEN server_candidates > 0 THEN server_candidates ELSE top_candidates END AS candidates,
+              server_candidates = 0 AND top_candidates > 0 AS fallback,
+              CASE WHEN server_candidates > 0 THEN server_root ELSE top_root END AS r
+       FROM per_trace
      )
-     SELECT pt.trace_id,
-            ${validTraceIdSql('pt.trace_id')} AS valid,
-            pt.span_count,
-            coalesce(agg.candidates, 0)::BIGINT AS root_candidates,
-            CASE WHEN agg.candidates = 1 THEN agg.r.span_id END AS root_span_id,
-            CASE WHEN agg.candidates = 1 THEN agg.r.start_ns END AS root_start_ns,
-            CASE WHEN agg.candidates = 1 THEN agg.r.end_ns END AS root_end_ns,
-            CASE WHEN agg.candidates = 1 THEN agg.r.duration_ms END AS server_root_ms,
-            CASE WHEN agg.candidates = 1 THEN agg.r.status END AS root_status,
-            CASE WHEN agg.candidates = 1 THEN agg.r.service END AS root_service,
-            CASE WHEN agg.candidates = 1 THEN agg.r.name END AS root_name,
-            agg.candidates IS NULL AS has_spans_without_root,
-            coalesce(agg.fallback, false) AS root_fallback
-     FROM per_trace pt LEFT JOIN agg USING (trace_id)`,
+     SELECT trace_id,
+            ${validTraceIdSql('trace_id')} AS valid,
+            span_count,
+            candidates::BIGINT AS root_candidates,
+            CASE WHEN candidates = 1 THEN r.span_id END AS root_span_id,
+            CASE WHEN candidates = 1 THEN r.node_id END AS root_node_id,
+            CASE WHEN candidates = 1 THEN r.start_ns END AS root_start_ns,
+            CASE WHEN candidates = 1 THEN r.end_ns END AS root_end_ns,
+            CASE WHEN candidates = 1 THEN r.duration_ms END AS server_root_ms,
+            CASE WHEN candidates = 1 THEN r.status END AS root_status,
+            CASE WHEN candidates = 1 THEN r.service END AS root_service,
+            CASE WHEN candidates = 1 THEN r.name END AS root_name,
+            candidates = 0 AS has_spans_without_root,
+            fallback AS root_fallback
+     FROM chosen`,
     params.values,
   );
 }

@@ -13,7 +13,7 @@ import { steadyWindowOf } from './population';
 import { assertIdentifier } from './quantileSql';
 import type { EnvelopeSummary, JoinSummary, Report, TraceBreakdown } from './report';
 import { definitions, readInputs, readK6Summaries, readLoadIssues } from './summaryTables';
-import { computeTail, computeTailAttribution } from './tail';
+import { computeTail } from './tail';
 import { decideVerdict } from './verdict';
 import { computeWindows } from './windows';
 
@@ -25,6 +25,10 @@ export interface BreakdownParts {
   slowTraces: TraceBreakdown[];
 }
 
+/**
+ * Every Report section from the breakdown tables: metric tables (one SQL pass per population), ledger,
+ * windows, tail and attribution, gates, verdict, bookkeeping. JSON-safe: no NaN, Infinity or bigint.
+ */
 export async function buildReport(
   store: QueryRunner,
   options: AnalysisOptions,
@@ -40,10 +44,9 @@ export async function buildReport(
   const serverAll = await computeServerTable(store, phaseColumns, columns);
   const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
 
-  const ledger = await computeLedger(store);
+  const { ledger, notes: ledgerNotes } = await computeLedger(store);
   const windows = await computeWindows(store, options.windowSizeMs, steady);
-  const tail = await computeTail(store, options, gates);
-  const tailAttribution = await computeTailAttribution(store, phaseColumns, columns);
+  const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, columns, matchedAll.client_total_ms);
 
   const figures = await gatherRunFigures(store, gates, {
     phaseColumns,
@@ -60,11 +63,11 @@ export async function buildReport(
     gates: gateResults,
     ledger,
     tailAttribution,
-    steadyShort: steadyWindowShort(figures) ? { declaredMs: figures.declaredSteadyMs ?? 0, coveredMs: figures.coveredSteadyMs ?? 0 } : null,
+    steadyShort: steadyWindowShort(figures, gates) ? { declaredMs: figures.declaredSteadyMs ?? 0, coveredMs: figures.coveredSteadyMs ?? 0 } : null,
     contentEventParseErrors: figures.contentEventParseErrors,
   });
 
-  const warnings = [...parts.warnings];
+  const warnings = [...parts.warnings, ...ledgerNotes];
   const join = parts.join;
   if (join.client_requests > 0 && join.server_spans > 0 && join.matched === 0) {
     warnings.push(

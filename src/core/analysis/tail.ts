@@ -8,7 +8,7 @@ import { ENVELOPE_COLUMN, type BreakdownColumns } from './metrics';
 import type { AnalysisOptions, GateSpec } from './options';
 import { MATCHED_SUCCESS } from './population';
 import { assertIdentifier, finiteOrNull } from './quantileSql';
-import type { PhaseShare, TailAttribution, TailFigures } from './report';
+import type { PhaseShare, QuantileSummary, TailAttribution, TailFigures } from './report';
 
 /** Budget for the tail share: explicit option first, else the total-latency SLO limit. */
 export function tailBudget(options: AnalysisOptions, gates: readonly GateSpec[]): number | null {
@@ -25,30 +25,6 @@ export function sessionTailProbability(share: number | null, k: number | null): 
 
 const FINITE_TOTAL = `${MATCHED_SUCCESS} AND isfinite(client_total_ms)`;
 
-export async function computeTail(store: QueryRunner, options: AnalysisOptions, gates: readonly GateSpec[]): Promise<TailFigures> {
-  const budget = tailBudget(options, gates);
-  const [row] = await store.all(
-    `SELECT count(*) AS n,
-            quantile_cont(client_total_ms, [0.5, 0.95]) AS q,
-            count(*) FILTER (WHERE client_total_ms > $1::DOUBLE) AS above
-     FROM request_breakdown WHERE ${FINITE_TOTAL}`,
-    [budget],
-  );
-  const n = finiteOrNull(row?.n) ?? 0;
-  const q = Array.isArray(row?.q) ? (row.q as unknown[]) : [];
-  const p50 = n > 0 ? finiteOrNull(q[0]) : null;
-  const p95 = n > 0 ? finiteOrNull(q[1]) : null;
-  const share = budget !== null && n > 0 ? (finiteOrNull(row?.above) ?? 0) / n : null;
-  const k = options.callsPerSession !== undefined && Number.isFinite(options.callsPerSession) ? options.callsPerSession : null;
-  return {
-    tail_ratio: p50 !== null && p95 !== null && p50 > 0 ? p95 / p50 : null,
-    budget_ms: budget,
-    tail_share: share,
-    calls_per_session: k,
-    session_tail_probability: sessionTailProbability(share, k),
-  };
-}
-
 /** Owners of the tail, in display order: network envelope, each phase, then the unattributed rest. */
 function owners(phaseColumns: readonly string[]): Array<{ phase: string; column: string }> {
   return [
@@ -58,23 +34,55 @@ function owners(phaseColumns: readonly string[]): Array<{ phase: string; column:
   ];
 }
 
-export async function computeTailAttribution(store: QueryRunner, phaseColumns: readonly string[], cols: BreakdownColumns): Promise<TailAttribution> {
+export interface TailResult {
+  tail: TailFigures;
+  attribution: TailAttribution;
+}
+
+/**
+ * Tail figures and attribution in one scan. The p50/p95 come from the matched-success client_total_ms
+ * summary already computed for the metric table (same population), so no quantile is recomputed.
+ */
+export async function computeTail(
+  store: QueryRunner,
+  options: AnalysisOptions,
+  gates: readonly GateSpec[],
+  phaseColumns: readonly string[],
+  cols: BreakdownColumns,
+  total: QuantileSummary | undefined,
+): Promise<TailResult> {
+  const budget = tailBudget(options, gates);
+  const n = total?.n ?? 0;
+  const p50 = n > 0 ? (total?.p50 ?? null) : null;
+  const threshold = n > 0 ? (total?.p95 ?? null) : null;
   const list = owners(phaseColumns).filter((o) => cols.request.has(o.column));
-  const means = list.map((o, i) => `avg(s."${o.column}") AS m${i}`).join(', ');
+  const inTail = 'client_total_ms > $2::DOUBLE';
+  const means = list.map((o, i) => `, avg("${o.column}") FILTER (WHERE ${inTail}) AS m${i}`).join('');
   const [row] = await store.all(
-    `WITH s AS (SELECT * FROM request_breakdown WHERE ${FINITE_TOTAL}),
-          t AS (SELECT quantile_cont(client_total_ms, 0.95) AS thr FROM s)
-     SELECT t.thr AS thr, count(s.client_total_ms) AS n, avg(s.client_total_ms) AS total${means ? `, ${means}` : ''}
-     FROM t LEFT JOIN s ON s.client_total_ms > t.thr GROUP BY t.thr`,
+    `SELECT count(*) FILTER (WHERE client_total_ms > $1::DOUBLE) AS above_budget,
+            count(*) FILTER (WHERE ${inTail}) AS tail_n,
+            avg(client_total_ms) FILTER (WHERE ${inTail}) AS tail_total${means}
+     FROM request_breakdown WHERE ${FINITE_TOTAL}`,
+    [budget, threshold],
   );
-  const n = finiteOrNull(row?.n) ?? 0;
-  const total = n > 0 ? finiteOrNull(row?.total) : null;
+  const share = budget !== null && n > 0 ? (finiteOrNull(row?.above_budget) ?? 0) / n : null;
+  const k = options.callsPerSession !== undefined && Number.isFinite(options.callsPerSession) ? options.callsPerSession : null;
+  const tail: TailFigures = {
+    tail_ratio: p50 !== null && threshold !== null && p50 > 0 ? threshold / p50 : null,
+    budget_ms: budget,
+    tail_share: share,
+    calls_per_session: k,
+    session_tail_probability: sessionTailProbability(share, k),
+  };
+
+  const tailN = threshold !== null ? (finiteOrNull(row?.tail_n) ?? 0) : 0;
+  const tailTotal = tailN > 0 ? finiteOrNull(row?.tail_total) : null;
   const phases: PhaseShare[] = [];
-  if (n > 0 && total !== null) {
+  if (tailTotal !== null) {
     list.forEach((o, i) => {
       const mean = finiteOrNull(row?.[`m${i}`]);
-      if (mean !== null) phases.push({ phase: o.phase, mean_ms: mean, share: total !== 0 ? mean / total : 0 });
+      if (mean !== null) phases.push({ phase: o.phase, mean_ms: mean, share: tailTotal !== 0 ? mean / tailTotal : 0 });
     });
   }
-  return { threshold_ms: finiteOrNull(row?.thr), n, mean_client_total_ms: total, phases };
+  return { tail, attribution: { threshold_ms: threshold, n: tailN, mean_client_total_ms: tailTotal, phases } };
 }

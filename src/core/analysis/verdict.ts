@@ -39,7 +39,7 @@ export interface VerdictInputs {
   gates: readonly GateResult[];
   ledger: OutcomeLedger;
   tailAttribution: TailAttribution;
-  /** Set when a steady end was declared and the run covered less of it. */
+  /** Set when a steady end was declared, no steady_window_ms gate exists, and the run covered clearly less of it. */
   steadyShort: { declaredMs: number; coveredMs: number } | null;
   contentEventParseErrors: number;
 }
@@ -85,7 +85,8 @@ function brokenPhase(failed: readonly GateResult[], tail: TailAttribution): { ph
       reason: `The broken phase is ${phase}: its ${worst.stat} is ${round(relativeExcess(worst) * 100, 1)} % past its budget, the largest relative excess of ${budgets.length} failed budget gate(s).`,
     };
   }
-  if (failed.some((g) => g.category === 'slo') && tail.phases.length > 0) {
+  // Tail attribution splits client_total_ms, so it only names the owner of a broken *total* SLO.
+  if (failed.some((g) => g.category === 'slo' && g.metric === 'client_total_ms') && tail.phases.length > 0) {
     const top = tail.phases.reduce((a, b) => (b.share > a.share ? b : a));
     return {
       phase: top.phase,
@@ -115,7 +116,7 @@ export function decideVerdict(inputs: VerdictInputs): Verdict {
   if (inputs.contentEventParseErrors > 0 && !gates.some((g) => g.metric === 'content_event_parse_errors')) {
     byLevel.instrumentation.push(`${inputs.contentEventParseErrors} content event(s) could not be parsed, so TTFT and ITL are not trustworthy.`);
   }
-  if (inputs.steadyShort && !failed.some((g) => g.metric === 'steady_window_ms')) {
+  if (inputs.steadyShort) {
     const s = inputs.steadyShort;
     byLevel.inconclusive.push(`The run covered ${round(s.coveredMs, 0)} ms of the declared ${round(s.declaredMs, 0)} ms steady window.`);
   }

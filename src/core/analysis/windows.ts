@@ -13,7 +13,7 @@ const MAX_FILLED_WINDOWS = 100_000;
 
 export interface WindowResult {
   report: WindowReport;
-  /** Started requests without an offset (no send time): counted in the ledger, in no window. */
+  /** Started requests without a (finite) offset: counted in the ledger, in no window. */
   withoutOffset: number;
 }
 
@@ -25,11 +25,11 @@ export async function computeWindows(store: QueryRunner, sizeMs: number, steady:
             count(*) FILTER (WHERE succeeded) AS succeeded,
             ${summarySelect('client_total_ms', 'client_total_ms', MATCHED_SUCCESS)},
             ${summarySelect(ENVELOPE_COLUMN, ENVELOPE_COLUMN, MATCHED_SUCCESS)}
-     FROM request_breakdown WHERE offset_ms IS NOT NULL
+     FROM request_breakdown WHERE isfinite(offset_ms)
      GROUP BY idx ORDER BY idx`,
     [sizeMs],
   );
-  const [missing] = await store.all<{ n: number }>('SELECT count(*) AS n FROM request_breakdown WHERE offset_ms IS NULL');
+  const [missing] = await store.all<{ n: number }>('SELECT count(*) AS n FROM request_breakdown WHERE NOT coalesce(isfinite(offset_ms), false)');
   const windows = fillWindows(rows, sizeMs, steady);
   return { report: { size_ms: sizeMs, windows, worst: worstWindow(windows) }, withoutOffset: missing?.n ?? 0 };
 }

@@ -86,14 +86,17 @@ function checkGates(ctx: ContractContext): void {
       ? ctx.flowMap(keys.map((k) => [k, GATE_DEFAULTS[k]]))
       : `\n${keys.map((k) => `  ${k}: ${GATE_DEFAULTS[k]}`).join('\n')}`;
     const edit = ctx.insertKey('', 'gates', block);
-    ctx.report('gates-missing', 'warning', ctx.firstLine(), `No \`gates\`: the run cannot be declared inconclusive for dropped iterations or low join coverage on this contract's terms; defaults apply (${keys.map((k) => `${k} ${GATE_DEFAULTS[k]}`).join(', ')}). Declare them.`, edit ? { title: 'Insert the default gates', edits: [edit] } : undefined);
+    ctx.report('gates-missing', 'warning', ctx.firstLine(), `No \`gates\`: the run cannot be declared inconclusive for dropped iterations or low join coverage on this contract's terms; defaults apply (${keys.filter((k) => k !== 'scheduler_lag_ms').map((k) => `${k} ${GATE_DEFAULTS[k]}`).join(', ')}). Declare them.`, edit ? { title: 'Insert the default gates', edits: [edit] } : undefined);
     return;
   }
   for (const k of keys) {
     if (ctx.has(`/gates/${k}`)) continue;
     const edit = ctx.insertKey('/gates', k, ctx.scalar(GATE_DEFAULTS[k]));
-    const severity = k === 'dropped_iterations' && open ? 'warning' : 'information';
-    ctx.at('/gates', 'key', 'gate-missing', severity, `Gate \`${k}\` is not declared; the default ${GATE_DEFAULTS[k]} applies. Declare it so the contract says what it accepts.`, edit ? { title: `Insert \`${k}: ${GATE_DEFAULTS[k]}\``, edits: [edit] } : undefined);
+    const severity = k === 'dropped_iterations' && open ? 'warning' : k === 'scheduler_lag_ms' ? 'hint' : 'information';
+    const applies = k === 'scheduler_lag_ms'
+      ? 'no scheduler-lag gate applies (k6 output does not record lag; per-request records do)'
+      : `the default ${GATE_DEFAULTS[k]} applies`;
+    ctx.at('/gates', 'key', 'gate-missing', severity, `Gate \`${k}\` is not declared; ${applies}. Declare it so the contract says what it accepts.`, edit ? { title: `Insert \`${k}: ${GATE_DEFAULTS[k]}\``, edits: [edit] } : undefined);
   }
 }
 

@@ -41,18 +41,13 @@ export class ContractContext {
 
   /** The raw parsed value at a JSON pointer (`''` is the root). */
   get(pointer: string): unknown {
-    if (pointer === '') return this.source.value;
-    let cur: unknown = this.source.value;
-    for (const raw of pointer.slice(1).split('/')) {
-      const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-      if (cur === null || typeof cur !== 'object') return undefined;
-      cur = (cur as Record<string, unknown>)[seg];
-    }
-    return cur;
+    // Every value present in the text has an entry; a pointer without one is absent.
+    return this.source.entries.get(pointer)?.raw;
   }
 
   has(pointer: string): boolean {
-    return this.source.entries.has(pointer) && this.get(pointer) !== undefined && this.get(pointer) !== null;
+    const v = this.source.entries.get(pointer)?.raw;
+    return v !== undefined && v !== null;
   }
 
   num(pointer: string): number | undefined {

@@ -20,3 +20,9 @@ export async function loadContractFile(path: string): Promise<ContractValidation
   }
   return parseContract(text, path);
 }
+export { CONTRACT_TEMPLATE } from './template';
+export { generateK6Script, K6GenerationError } from './k6Script';
+export { schemaAt } from './schemaCheck';
+export { parseSource } from './sourceMap';
+export type { ParsedSource, SourceEntry } from './sourceMap';
+export type { JsonSchema } from './schema';

@@ -149,7 +149,8 @@ export function normalizeContract(ctx: ContractContext): LoadContract {
     gates: {
       errorRate: optNum(g.error_rate) ?? GATE_DEFAULTS.error_rate,
       droppedIterations: optNum(g.dropped_iterations) ?? GATE_DEFAULTS.dropped_iterations,
-      schedulerLagMs: ms(g.scheduler_lag_ms, ms(GATE_DEFAULTS.scheduler_lag_ms, 50)),
+      // No default: k6 output carries no scheduler lag, so an implicit gate would read no data on every k6 run.
+      schedulerLagMs: optMs(g.scheduler_lag_ms),
       joinCoverage: optNum(g.join_coverage) ?? GATE_DEFAULTS.join_coverage,
       negativeEnvelopeShare: optNum(g.negative_envelope_share) ?? GATE_DEFAULTS.negative_envelope_share,
       achievedRateRatio: optNum(g.achieved_rate_ratio) ?? GATE_DEFAULTS.achieved_rate_ratio,

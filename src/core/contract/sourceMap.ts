@@ -24,6 +24,8 @@ export interface SourceEntry {
   keys?: string[];
   /** For scalars: whether the source was a plain (unquoted) scalar. */
   plain?: boolean;
+  /** The plain JS value at this pointer (so lookups by pointer are one Map read). */
+  raw?: unknown;
 }
 
 export interface ParsedSource {
@@ -73,7 +75,7 @@ function walk(node: YamlNode | null | undefined, pointer: string, key: OffsetRan
     const out: Record<string, unknown> = {};
     const range = nodeRange(node, fallback);
     const keys: string[] = [];
-    const entry: SourceEntry = { key, value: range, kind: 'map', flow: Boolean(node.flow), keys };
+    const entry: SourceEntry = { key, value: range, kind: 'map', flow: Boolean(node.flow), keys, raw: out };
     ctx.entries.set(pointer, entry);
     let lastEnd = range.start;
     for (const item of node.items as Pair<YamlNode | null, YamlNode | null>[]) {
@@ -92,16 +94,18 @@ function walk(node: YamlNode | null | undefined, pointer: string, key: OffsetRan
   }
   if (isSeq(node)) {
     const range = nodeRange(node, fallback);
-    ctx.entries.set(pointer, { key, value: range, kind: 'seq', flow: Boolean(node.flow) });
-    return node.items.map((item, i) => walk(item as YamlNode | null, childPointer(pointer, i), undefined, ctx, range));
+    const entry: SourceEntry = { key, value: range, kind: 'seq', flow: Boolean(node.flow) };
+    ctx.entries.set(pointer, entry);
+    entry.raw = node.items.map((item, i) => walk(item as YamlNode | null, childPointer(pointer, i), undefined, ctx, range));
+    return entry.raw;
   }
   if (isScalar(node)) {
     const range = nodeRange(node, fallback);
     const plain = node.type === 'PLAIN';
-    ctx.entries.set(pointer, { key, value: range, kind: node.value === null ? 'null' : 'scalar', flow: true, plain });
+    ctx.entries.set(pointer, { key, value: range, kind: node.value === null ? 'null' : 'scalar', flow: true, plain, raw: node.value });
     return node.value;
   }
-  ctx.entries.set(pointer, { key, value: fallback, kind: 'null', flow: true });
+  ctx.entries.set(pointer, { key, value: fallback, kind: 'null', flow: true, raw: null });
   return null;
 }
 

@@ -14,6 +14,8 @@ export interface ContractValidation {
   diagnostics: ContractDiagnostic[];
 }
 
+const ORIGIN_POINTERS = /^\/(slo\/|gates\/|workload\/(rate|plateau)$|budgets\/\d+\/phases\/)/;
+
 const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as const;
 
 /** Validates contract text. `contract` is set only when there is no error-severity diagnostic. */
@@ -37,7 +39,10 @@ export function parseContract(text: string, fileName: string): ContractValidatio
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const contract = normalizeContract(ctx);
   const lines: Record<string, number> = {};
-  for (const [ptr, entry] of source.entries) lines[ptr] = source.lineCounter.linePos((entry.key ?? entry.value).start).line;
+  // Only the pointers a gate can originate from: line lookups for every prompt-shape token add up.
+  for (const [ptr, entry] of source.entries) {
+    if (ORIGIN_POINTERS.test(ptr)) lines[ptr] = source.lineCounter.linePos((entry.key ?? entry.value).start).line;
+  }
   contract.source = { fileName, lines };
   return { contract, diagnostics };
 }

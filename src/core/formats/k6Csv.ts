@@ -15,16 +15,11 @@
  * The grouped rows go through the same finishK6 as the JSON layout.
  */
 import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql } from './k6Requests';
-import { assertIdentifier, compressionOf, isDataError } from './ndjsonLines';
+import { stageCsv } from './csvRows';
+import { assertIdentifier } from './ndjsonLines';
 import type { ReaderContext, ReaderResult } from './types';
 
 const TAG_COLUMNS = ['check', 'error', 'error_code', 'group', 'method', 'name', 'proto', 'scenario', 'status', 'subproto', 'tls_version', 'url'];
-
-/** Options shared by the header probe and the read: every column as text, k6's RFC 4180 quoting. */
-function csvSource(extra: string): string {
-  return `read_csv($1, header = true, all_varchar = true, delim = ',', quote = '"', escape = '"',
-    compression = $2, null_padding = false${extra})`;
-}
 
 /** `k=v&k=v` → the same pairs sorted, so Go's random map order does not split a request. */
 function canonicalPairs(col: string): string {
@@ -43,9 +38,10 @@ function keyRegex(key: string): string {
 export async function readK6Csv(ctx: ReaderContext): Promise<ReaderResult> {
   const { store } = ctx;
   const tag = checkTraceIdTag(ctx.traceIdTag);
-  const params = [ctx.path, compressionOf(ctx), `(?:^|&)${tag.replace(/[.]/g, '\\.')}=([^&]*)`];
-  const header = await store.all<{ column_name: string }>(`DESCRIBE SELECT * FROM ${csvSource('')}`, params.slice(0, 2));
-  const present = new Set(header.map((c) => c.column_name));
+  const tagRegex = `(?:^|&)${tag.replace(/[.]/g, '\\.')}=([^&]*)`;
+  // Header-checked, line-numbered text columns; malformed rows recorded and skipped (csvRows.ts).
+  const stage = await stageCsv(ctx, 'k6_csv_rows');
+  const present = new Set(stage.columns);
   for (const required of ['metric_name', 'timestamp', 'metric_value']) {
     if (!present.has(required)) throw new Error(`${ctx.path}: k6 CSV header has no '${required}' column`);
   }
@@ -55,14 +51,14 @@ export async function readK6Csv(ctx: ReaderContext): Promise<ReaderResult> {
   const tagCols = TAG_COLUMNS.filter((c) => present.has(c)).map((c) => `"${assertIdentifier(c)}"`);
   const extra = present.has('extra_tags') ? canonicalPairs('extra_tags') : "''";
   const meta = present.has('metadata') ? canonicalPairs('metadata') : "''";
-  const traceFromTag = present.has(tag) && /^[a-z][a-z0-9_]*$/.test(tag) ? `nullif("${tag}", '')` : present.has('extra_tags') ? pairValue('extra_tags', '$3') : 'NULL';
+  const traceFromTag = present.has(tag) && /^[a-z][a-z0-9_]*$/.test(tag) ? `nullif("${tag}", '')` : present.has('extra_tags') ? pairValue('extra_tags', '$1') : 'NULL';
   const traceId = `nullif(lower(trim(coalesce(${present.has('metadata') ? pairValue('metadata', keyRegex('trace_id')) : 'NULL'}, ${traceFromTag}))), '')`;
   const key = ['"timestamp"', ...tagCols, 'extra_key', 'meta_key'].join(', ');
 
-  const groupsSql = (source: string): string => `
+  const groupsSql = `
 CREATE OR REPLACE TEMP TABLE k6_groups AS
 WITH rows AS (
-  SELECT row_number() OVER () + 1 AS line, *, ${extra} AS extra_key, ${meta} AS meta_key FROM ${source}),
+  SELECT *, ${extra} AS extra_key, ${meta} AS meta_key FROM k6_csv_rows),
 kept AS (
   SELECT *, TRY_CAST(metric_value AS DOUBLE) AS pt_value,
          row_number() OVER (PARTITION BY ${key}, metric_name ORDER BY line) AS ordinal
@@ -84,31 +80,8 @@ SELECT g.* EXCLUDE (ts, status_txt, error_code_txt, route_txt, model_class_txt, 
        url_txt AS url, session_id_txt AS session_id
 FROM g`;
 
-  let skipped = 0;
-  try {
-    await store.run(groupsSql(csvSource('')), params);
-  } catch (err) {
-    if (!isDataError(err)) throw err;
-    // Rejected rows are recorded with DuckDB's own line numbers; the rest is read. The `line` of
-    // the requests is then unknown (row_number no longer maps to file lines), so it is left NULL.
-    await store.run('DROP TABLE IF EXISTS k6_csv_rejects; DROP TABLE IF EXISTS k6_csv_reject_scans');
-    await store.run(
-      `CREATE OR REPLACE TEMP TABLE k6_csv_ok AS SELECT * FROM ${csvSource(", store_rejects = true, rejects_table = 'k6_csv_rejects', rejects_scan = 'k6_csv_reject_scans'")}`,
-      params.slice(0, 2),
-    );
-    const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM k6_csv_rejects');
-    skipped = n;
-    await store.run(
-      `INSERT INTO load_issues
-       SELECT $1, line, 'warning', 'malformed-csv',
-              'expected a k6 CSV row (' || error_type || ': ' || left(error_message, 120) || '); row skipped'
-       FROM k6_csv_rejects ORDER BY line`,
-      [ctx.sourceId],
-    );
-    await store.run(groupsSql('k6_csv_ok'), params);
-    await store.run('UPDATE k6_groups SET line = NULL');
-    await store.run('DROP TABLE k6_csv_ok; DROP TABLE IF EXISTS k6_csv_rejects; DROP TABLE IF EXISTS k6_csv_reject_scans');
-  }
+  await store.run(groupsSql, [tagRegex]);
+  await store.run('DROP TABLE k6_csv_rows');
   const [res] = await store.all<{ whole: boolean | null }>(
     'SELECT bool_and(end_ms = round(end_ms / 1000) * 1000) AS whole FROM k6_groups WHERE n_http > 0',
   );
@@ -119,5 +92,5 @@ FROM g`;
     ]);
   }
   const result = await finishK6(ctx);
-  return { records: result.records, skipped };
+  return { records: result.records, skipped: stage.skipped };
 }

@@ -93,13 +93,12 @@ export async function finishK6(ctx: ReaderContext): Promise<ReaderResult> {
        WHERE n_http = 0 AND trace_id IS NOT NULL AND (ttft IS NOT NULL OR itl IS NOT NULL OR output_tokens IS NOT NULL)
        GROUP BY trace_id)
      SELECT $1, r.line, r.trace_id, r.end_ms - r.duration, r.duration, r.blocked, r.connecting, r.tls, r.sending,
-            r.waiting, r.receiving, t.ttft, r.waiting, t.itl, t.ttft IS NOT NULL, r.status, r.error_code,
-            ${outcomeFromStatusSql('r.status', 'r.error_code')}, CAST(round(t.output_tokens) AS INTEGER),
+            r.waiting, r.receiving, coalesce(r.ttft, s.ttft), r.waiting, coalesce(r.itl, s.itl),
+            coalesce(r.ttft, s.ttft) IS NOT NULL, r.status, r.error_code,
+            ${outcomeFromStatusSql('r.status', 'r.error_code')}, CAST(round(coalesce(r.output_tokens, s.output_tokens)) AS INTEGER),
             r.route, r.model_class, r.scenario, r.method, r.url, r.session_id
      FROM k6_groups r
        LEFT JOIN streaming s ON s.trace_id = r.trace_id
-       CROSS JOIN LATERAL (SELECT coalesce(r.ttft, s.ttft) AS ttft, coalesce(r.itl, s.itl) AS itl,
-                                  coalesce(r.output_tokens, s.output_tokens) AS output_tokens) t
      WHERE r.n_http > 0 AND r.duration IS NOT NULL
      ORDER BY r.line`,
     [sourceId],

@@ -64,7 +64,7 @@ export async function readRecords(ctx: ReaderContext): Promise<ReaderResult> {
   };
   const num = (name: string): string => `TRY_CAST(${f(name)} AS DOUBLE)`;
   const int = (name: string): string => `TRY_CAST(TRY_CAST(${f(name)} AS DOUBLE) AS INTEGER)`;
-  const bool = (name: string): string => `(lower(trim(${f(name)})) IN ('true', '1', 'yes', 't'))`;
+  const bool = (name: string): string => `coalesce(lower(trim(${f(name)})) IN ('true', '1', 'yes', 't'), false)`;
   const boolOrNull = (name: string): string => (present.has(name) ? `CASE WHEN ${f(name)} IS NULL THEN NULL ELSE ${bool(name)} END` : 'NULL');
   const timeField = ABSOLUTE_TIME_FIELDS.find((t) => present.has(t));
   const startMs = timeField

@@ -3,7 +3,6 @@
  * views print the same figure the same way: milliseconds with one decimal, shares as percentages,
  * counts with thousands separators, and "–" for a figure that does not exist (never 0).
  */
-import type { QuantileSummary } from '../analysis/report';
 
 /** Printed where a figure is absent (no data), so that it is never mistaken for zero. */
 export const MISSING = '–';
@@ -55,11 +54,6 @@ export function formatMetricValue(metric: string, stat: string, value: number | 
   if (stat === 'share' || SHARE_METRICS.has(metric)) return formatShare(value);
   if (isDurationMetric(metric)) return formatMs(value);
   return formatNumber(value);
-}
-
-/** `p95 1842.4 ms (n=950)`: every quantile is printed with its n. */
-export function formatQuantile(summary: QuantileSummary, stat: 'p50' | 'p95' | 'p99'): string {
-  return `${stat} ${formatMs(summary[stat])} (n=${formatCount(summary.n)})`;
 }
 
 /** Human label of a verdict status, as printed at the top of the report. */

@@ -29,7 +29,7 @@ export function buildReportDocument(report: Report): ReportDocument {
     verdictSection(report),
     joinSection(report),
     tailAttributionSection(report),
-    metricTableSection('Decomposition', `matched successful requests (n=${report.join.matched} matched)`, report.metrics),
+    metricTableSection('Decomposition', `matched successful requests (n per row; ${report.join.matched} requests matched in all)`, report.metrics),
     metricTableSection('Client only', 'all successful client requests (comparable with k6)', report.client_only),
     metricTableSection('Server only', 'all server root spans', report.server_only),
     negativeEnvelopeSection(report),

@@ -17,8 +17,13 @@ export interface AnalyzeRunArgs {
  */
 export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: AnalyzeRunArgs) => Promise<Report | undefined> {
   return async (args) => {
-    const request = args && (args.run?.length || args.spans?.length) ? args : await askForFiles();
+    // Programmatic callers never get a dialog (a test waiting on one would hang): empty lists are an error.
+    const request = isAnalyzeArgs(args) ? args : await askForFiles();
     if (!request) return undefined;
+    if ((request.run?.length ?? 0) + (request.spans?.length ?? 0) === 0) {
+      void vscode.window.showErrorMessage('Phasewise: give at least one run file or span file to analyse');
+      return undefined;
+    }
     const run = request.run ?? [];
     const spans = request.spans ?? [];
     log.info(`analyze: run=[${run.join(', ')}] spans=[${spans.join(', ')}]${request.contract ? ` contract=${request.contract}` : ''}`);
@@ -51,6 +56,13 @@ export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: Analyze
       return undefined;
     }
   };
+}
+
+function isAnalyzeArgs(value: unknown): value is AnalyzeRunArgs {
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as Record<string, unknown>;
+  const list = (x: unknown): boolean => x === undefined || (Array.isArray(x) && x.every((e) => typeof e === 'string'));
+  return ('run' in v || 'spans' in v) && list(v.run) && list(v.spans) && (v.contract === undefined || typeof v.contract === 'string');
 }
 
 async function askForFiles(): Promise<AnalyzeRunArgs | undefined> {

@@ -48,12 +48,14 @@ async function analyse(
   opts: Partial<AnalysisOptions> = STEADY,
   counters: Record<string, number> = {},
   matched = requests.length,
+  setup?: (store: DuckStore) => Promise<void>,
 ): Promise<Report> {
   const store = new DuckStore();
   try {
     await createBreakdownTables(store);
     await insertRequests(store, requests);
     for (const [metric, value] of Object.entries(counters)) await insertCounter(store, metric, value);
+    if (setup) await setup(store);
     return await buildReport(store, { ...DEFAULT_ANALYSIS_OPTIONS, ...opts }, gates, {
       phaseColumns: PHASE_COLUMNS,
       warnings: [],
@@ -159,6 +161,9 @@ describe('gates and verdict', () => {
     // last send 59 900 ms + 238 ms response = 60 138 ms; covered 50 138 of 110 000 ms
     assert.strictEqual(report.verdict.status, 'inconclusive');
     assert.match(report.verdict.reasons[0], /covered 50138 ms of the declared 110000 ms steady window/);
+    // a plateau ending 61 000 ms: 862 ms short, less than max(1 s, mean send interval) → delivered
+    const nearly = await analyse(requests, [SLO_TOTAL], { steadyStartMs: 10_000, steadyEndMs: 61_000 });
+    assert.strictEqual(nearly.verdict.status, 'pass');
   });
 
   it('reads run-level workload figures: achieved start rate, covered steady window, scheduler lag', async () => {
@@ -180,6 +185,26 @@ describe('gates and verdict', () => {
     assert.strictEqual(report.verdict.status, 'inconclusive');
     assert.match(report.verdict.reasons[0], /Gate lag: scheduler_lag_ms p95 = 47 ms breaks the limit <= 40 ms/);
     assert.match(report.verdict.reasons[1], /Gate ttft has no data/);
+  });
+
+  it('is an instrumentation failure when content events could not be parsed, gate or no gate', async () => {
+    const requests = run(() => ({ gateway: 5, queue: 10, generation: 200 }));
+    const issues = async (store: DuckStore): Promise<void> => {
+      await store.run(`INSERT INTO load_issues VALUES (1, 12, 'error', 'content-event-unparsable', 'x'), (1, 40, 'error', 'content-event-unparsable', 'y'), (1, 41, 'warning', 'malformed-json', 'z')`);
+    };
+    const implicit = await analyse(requests, [SLO_TOTAL], STEADY, {}, requests.length, issues);
+    assert.strictEqual(implicit.verdict.status, 'instrumentation_failure');
+    assert.match(implicit.verdict.reasons[0], /^2 content event\(s\) could not be parsed/);
+    const explicit = await analyse(
+      requests,
+      [SLO_TOTAL, gate({ id: 'gates.content', category: 'instrumentation', metric: 'content_event_parse_errors', stat: 'value', op: '<=', limit: 0 })],
+      STEADY,
+      {},
+      requests.length,
+      issues,
+    );
+    assert.deepStrictEqual([explicit.gates[1].observed, explicit.gates[1].status], [2, 'fail']);
+    assert.strictEqual(explicit.verdict.status, 'instrumentation_failure');
   });
 
   it('passes when every gate passes, and stays JSON-safe', async () => {

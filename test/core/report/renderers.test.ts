@@ -51,7 +51,7 @@ describe('report renderers', () => {
     });
 
     it('prints every quantile with its n and the population', () => {
-      assert.ok(rows.includes('population: matched successful requests (n=940 matched)'));
+      assert.ok(rows.includes('population: matched successful requests (n per row; 940 requests matched in all)'));
       assert.ok(rows.includes('client_total_ms 930 1200.0 1842.4 2102.0 1250.5 2202.0'), text);
       assert.ok(rows.includes('population: all successful client requests (comparable with k6)'));
       assert.ok(rows.includes('client_total_ms 950 1190.0 1850.0 2110.0 1245.0 2210.0'));

@@ -3,7 +3,7 @@ import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index';
 import { FIXTURE } from '../harness/workspace';
-import { closeQuickInput, editorTabTitles, notificationTexts, runCommandFromPalette } from './workbench';
+import { closeQuickInput, editorTabTitles, notificationTexts, paletteRows, runCommandFromPalette } from './workbench';
 
 export interface E2eOutcome {
   name: string;
@@ -86,7 +86,25 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
     await page.keyboard.press('Escape');
   }
 
-  // 2. The analysis command from the command palette, on the bundled samples, shows the report.
+  // 2. The command palette lists the Phasewise commands.
+  out.push(
+    await attempt(
+      'command palette lists Phasewise: Analyze Run',
+      page,
+      ctx,
+      async () => {
+        const rows = await paletteRows(page, 'Phasewise: ');
+        if (!rows.some((r) => r.replace(/\s+/g, ' ').includes('Phasewise: Analyze Run'))) {
+          throw new Error(`palette rows: ${rows.join(' | ')}`);
+        }
+        return { rows };
+      },
+      'command-palette.png',
+    ),
+  );
+  await closeQuickInput(page);
+
+  // 3. The analysis command from the command palette, on the bundled samples, shows the report.
   const samples = path.join(ctx.workspace, FIXTURE.samples);
   const matched = ctx.suite.metrics?.samplesMatched;
   out.push(

@@ -12,6 +12,16 @@ async function quickInputVisible(page: Page): Promise<boolean> {
   return await page.locator('.quick-input-widget').isVisible();
 }
 
+/** Opens the command palette, types `text` and returns the labels of the rows it lists (palette left open). */
+export async function paletteRows(page: Page, text: string, timeoutMs = 20_000): Promise<string[]> {
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: timeoutMs });
+  await page.keyboard.type(text, { delay: 5 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.waitForTimeout(300);
+  return await page.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts();
+}
+
 /** Opens the command palette, types `title` and runs the row whose label is exactly `title`. */
 export async function runCommandFromPalette(page: Page, title: string, timeoutMs = 20_000): Promise<void> {
   await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 }, force: true }).catch(() => undefined);

@@ -13,6 +13,8 @@ export interface Started {
 }
 
 const started: Started[] = [];
+/** Every process group ever started, kept after stopping so that survivors can be detected. */
+const everStarted: number[] = [];
 
 function log(message: string): void {
   process.stderr.write(`[harness] ${message}\n`);
@@ -27,6 +29,7 @@ export function startProcess(name: string, cmd: string, args: readonly string[],
   });
   const entry: Started = { name, child, pid: child.pid, exited };
   started.push(entry);
+  everStarted.push(entry.pid);
   log(`started ${name} pid ${child.pid}`);
   return entry;
 }
@@ -77,9 +80,9 @@ export async function stopAll(): Promise<void> {
   for (const entry of [...started].reverse()) await stopProcess(entry);
 }
 
-/** Process groups still alive among those started (should be empty after stopAll). */
+/** Process groups started by this process that are still alive (must be empty after stopAll). */
 export function stillRunning(): number[] {
-  return started.filter((s) => isGroupAlive(s.pid)).map((s) => s.pid);
+  return everStarted.filter((pid) => isGroupAlive(pid));
 }
 
 /** Resolves with the first stdout/stderr line matching `pattern`, or rejects on exit or timeout. */

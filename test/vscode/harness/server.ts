@@ -93,7 +93,7 @@ export async function startServer(
     if (Date.now() > deadline) throw new Error(`VS Code server not answering on ${base} in time; see ${opts.logFile}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { proc, port, url: `${base}/?folder=${encodeURIComponent(folder)}`, logFile: opts.logFile };
+  return { proc, port, url: `${base}/?folder=${folder.split(path.sep).map(encodeURIComponent).join('/')}`, logFile: opts.logFile };
 }
 
 export const CHROMIUM = process.env.PHASEWISE_CHROMIUM ?? '/usr/bin/chromium';

@@ -38,6 +38,11 @@ export function writeUserSettings(userDataDir: string, extra: Record<string, unk
     'extensions.autoCheckUpdates': false,
     'extensions.autoUpdate': false,
     'update.mode': 'none',
+    // Chat/agent features start extra services and a side panel: slower start-up, noisier screenshots.
+    'chat.disableAIFeatures': true,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'extensions.ignoreRecommendations': true,
+    'workbench.enableExperiments': false,
     ...extra,
   };
   const dir = path.join(userDataDir, 'User');

@@ -25,7 +25,6 @@ export function activate(): void {
   setTimeout(() => {
     void (async (): Promise<void> => {
       try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const mod = require(suite) as SuiteModule;
         mod.writeResults(await mod.runSuite(), results);
       } catch (err) {

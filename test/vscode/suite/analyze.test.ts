@@ -7,6 +7,12 @@ import { FIXTURE } from '../harness/workspace';
 import { runCli } from './cli';
 import { duckdbInProcess, ensureActive, inWorkspace, metrics, uiExpectations, workspaceRoot } from './context';
 
+/** The part of samples/expected.json (the generator's truth) this suite checks. */
+interface ExpectedSamples {
+  counts: { matched: number; started: number; lost_roots: number };
+  matched_succeeded: { client_total_ms: { n: number; p95: number } };
+}
+
 interface AnalyzeArgs {
   run: string[];
   spans: string[];
@@ -64,6 +70,13 @@ suite('phasewise.analyzeRun', () => {
     assert.strictEqual(report.verdict.status, expected.verdict.status);
     assert.deepStrictEqual(report.join, expected.join);
     assert.deepStrictEqual(report.verdict, expected.verdict);
+    // Independently of both: the generator's in-memory truth for samples/ (samples/expected.json).
+    const truth = JSON.parse(fs.readFileSync(inWorkspace(path.join(FIXTURE.samples, 'expected.json')), 'utf8')) as ExpectedSamples;
+    assert.strictEqual(report.join.matched, truth.counts.matched);
+    assert.strictEqual(report.join.client_requests, truth.counts.started);
+    assert.strictEqual(report.join.lost_roots, truth.counts.lost_roots);
+    const p95 = report.metrics.client_total_ms?.p95 ?? NaN;
+    assert.ok(Math.abs(p95 - truth.matched_succeeded.client_total_ms.p95) < 1e-6, `client_total_ms p95 ${p95}`);
     assert.ok(openTabs() > tabsBefore, 'no editor tab was opened for the report');
     // Positive control for the activation test: the same observation does see DuckDB once it is used.
     const trace = duckdbInProcess();

@@ -1,0 +1,80 @@
+/**
+ * Contract validation cost per keystroke (DESIGN §6 target: ≤ 10 ms for a 500-line contract).
+ * Builds a realistic 500-line contract (many budgets and prompt shapes), then re-validates it after
+ * single-character edits, the way the editor does on each change. Reports wall and CPU time.
+ * Run: npx tsc -p tsconfig.test.json && node out/bench/contractValidation.js [iterations]
+ */
+import { parseContract } from '../src/core/contract';
+import { CONTRACT_TEMPLATE } from '../src/core/contract/template';
+
+export interface ContractValidationBench {
+  lines: number;
+  iterations: number;
+  firstMs: number;
+  wallMedianMs: number;
+  wallP95Ms: number;
+  cpuMeanMs: number;
+}
+
+/** A valid contract of about `targetLines` lines: the template plus budgets per model × region. */
+export function buildLargeContract(targetLines = 500): string {
+  const lines = CONTRACT_TEMPLATE.split('\n');
+  const budgetsAt = lines.findIndex((l) => l.startsWith('budgets:'));
+  const extra: string[] = [];
+  for (let i = 0; lines.length + extra.length < targetLines; i++) {
+    extra.push(
+      `  - allocates: total_ms.p95`,
+      `    when:`,
+      `      model_class: my-model`,
+      `      region: region-${i}`,
+      `      rate: 10`,
+      `      window: steady`,
+      `    phases:`,
+      `      network_envelope: ${150 + (i % 5) * 10}ms`,
+      `      gateway: 100ms`,
+      `      gpu_queue: 400ms`,
+      `      generation: ${1300 - (i % 5) * 10}ms`,
+      `      unattributed_server: 50ms`,
+    );
+  }
+  lines.splice(budgetsAt + 1, 0, ...extra);
+  return lines.slice(0, Math.max(targetLines, lines.length)).join('\n');
+}
+
+function quantile(sorted: number[], p: number): number {
+  const pos = (sorted.length - 1) * p;
+  const lo = Math.floor(pos);
+  return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (pos - lo);
+}
+
+export function benchContractValidation(iterations = 200): ContractValidationBench {
+  const text = buildLargeContract(500);
+  const t0 = performance.now();
+  parseContract(text, 'bench.loadcontract.yaml'); // includes schema compilation, paid once per session
+  const firstMs = performance.now() - t0;
+  const anchor = text.indexOf('gateway: 100ms', text.indexOf('budgets:'));
+  const wall: number[] = [];
+  const cpuStart = process.cpuUsage();
+  for (let i = 0; i < iterations; i++) {
+    // One keystroke: change a digit inside a budget value (100ms → 101ms …), as typing would.
+    const edited = `${text.slice(0, anchor + 9)}${i % 10}${text.slice(anchor + 10)}`;
+    const s = performance.now();
+    parseContract(edited, 'bench.loadcontract.yaml');
+    wall.push(performance.now() - s);
+  }
+  const cpu = process.cpuUsage(cpuStart);
+  wall.sort((a, b) => a - b);
+  return {
+    lines: text.split('\n').length,
+    iterations,
+    firstMs,
+    wallMedianMs: quantile(wall, 0.5),
+    wallP95Ms: quantile(wall, 0.95),
+    cpuMeanMs: (cpu.user + cpu.system) / 1000 / iterations,
+  };
+}
+
+if (require.main === module) {
+  const r = benchContractValidation(Number(process.argv[2] ?? 200));
+  process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+}

@@ -1,0 +1,81 @@
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { contractCore } from './lazyCore';
+
+async function contractDocument(uri?: vscode.Uri): Promise<vscode.TextDocument | undefined> {
+  if (uri instanceof vscode.Uri) return vscode.workspace.openTextDocument(uri);
+  return vscode.window.activeTextEditor?.document;
+}
+
+/** "Phasewise: New Load Contract": save the template where the user says, or open it untitled. */
+export async function newLoadContract(): Promise<vscode.Uri | undefined> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const target = await vscode.window.showSaveDialog({
+    defaultUri: folder ? vscode.Uri.joinPath(folder, 'new.loadcontract.yaml') : undefined,
+    filters: { 'Load contract': ['yaml', 'yml', 'json'] },
+    title: 'Phasewise: save the new load contract (name must end in .loadcontract.yaml)',
+  });
+  if (!target) {
+    const doc = await vscode.workspace.openTextDocument({ content: contractCore().CONTRACT_TEMPLATE, language: 'yaml' });
+    await vscode.window.showTextDocument(doc);
+    return undefined;
+  }
+  await vscode.workspace.fs.writeFile(target, Buffer.from(contractCore().CONTRACT_TEMPLATE, 'utf8'));
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(target));
+  return target;
+}
+
+/** "Generate k6 script": the script opens beside the contract as an unsaved JavaScript document. */
+export function generateK6ScriptCommand(log: vscode.LogOutputChannel): (uri?: vscode.Uri) => Promise<string | undefined> {
+  return async (uri) => {
+    const doc = await contractDocument(uri);
+    if (!doc) {
+      void vscode.window.showErrorMessage('Phasewise: open a load contract first');
+      return undefined;
+    }
+    const { parseContract, generateK6Script } = contractCore();
+    const { contract, diagnostics } = parseContract(doc.getText(), doc.fileName);
+    if (!contract) {
+      const first = diagnostics.find((d) => d.severity === 'error');
+      void vscode.window.showErrorMessage(`Phasewise: the contract has errors; first at line ${first?.line}: ${first?.message}`);
+      return undefined;
+    }
+    try {
+      const script = generateK6Script(contract, { contractPath: path.basename(doc.fileName) });
+      const out = await vscode.workspace.openTextDocument({ content: script, language: 'javascript' });
+      await vscode.window.showTextDocument(out, { viewColumn: vscode.ViewColumn.Beside });
+      log.info(`k6: generated a script from ${doc.fileName}`);
+      return script;
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Phasewise: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
+  };
+}
+
+/** "Evaluate against a run…": asks for the run and span files and hands them to Analyze Run with this contract. */
+export function evaluateContractCommand(): (uri?: vscode.Uri) => Promise<unknown> {
+  return async (uri) => {
+    const doc = await contractDocument(uri);
+    if (!doc || doc.isUntitled) {
+      void vscode.window.showErrorMessage('Phasewise: save the load contract first, then evaluate it against a run');
+      return undefined;
+    }
+    if (doc.isDirty) await doc.save();
+    const run = await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Use as run files', title: 'Phasewise: the run to evaluate (k6 JSON/CSV, per-request records)' });
+    if (!run) return undefined;
+    const spans = await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Use as span files', title: 'Phasewise: span exports (OTLP, Jaeger or Zipkin JSON)' });
+    return vscode.commands.executeCommand('phasewise.analyzeRun', { run: run.map((u) => u.fsPath), spans: (spans ?? []).map((u) => u.fsPath), contract: doc.uri.fsPath });
+  };
+}
+
+/** The two lenses at the top of every contract. */
+export class ContractCodeLens implements vscode.CodeLensProvider {
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    const top = new vscode.Range(0, 0, 0, 0);
+    return [
+      new vscode.CodeLens(top, { title: 'Evaluate against a run…', command: 'phasewise.evaluateContract', arguments: [doc.uri] }),
+      new vscode.CodeLens(top, { title: 'Generate k6 script', command: 'phasewise.generateK6Script', arguments: [doc.uri] }),
+    ];
+  }
+}

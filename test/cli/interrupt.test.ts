@@ -1,0 +1,28 @@
+import * as assert from 'assert';
+import { spawn } from 'child_process';
+import * as path from 'path';
+import { repoRoot, sharedSamplesDir } from '../helpers/paths';
+import { cliPath } from './runCli';
+
+describe('phasewise analyze: Ctrl-C', function () {
+  this.timeout(60_000);
+
+  it('interrupts DuckDB and exits 130', async () => {
+    const dir = path.join(sharedSamplesDir, 'joined-otel-js');
+    const child = spawn(process.execPath, [cliPath, 'analyze', '--progress', '--run', path.join(dir, 'k6.ndjson'), '--spans', path.join(dir, 'spans.otlp.jsonl')], {
+      cwd: repoRoot,
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      // Interrupt while the span file is being loaded (the progress line says so), not before or after.
+      if (/loading server file spans\.otlp\.jsonl/.test(stderr) && child.exitCode === null) child.kill('SIGINT');
+    });
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.strictEqual(status, 130, stderr);
+    assert.match(stderr, /phasewise: interrupted/);
+    assert.strictEqual(stdout, '', 'no report after an interruption');
+  });
+});

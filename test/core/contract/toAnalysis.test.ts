@@ -1,0 +1,94 @@
+import * as assert from 'assert';
+import * as path from 'path';
+import { contractToAnalysis, loadContractFile } from '../../../src/core/contract';
+import type { GateSpec } from '../../../src/core/analysis/options';
+import type { LoadContract } from '../../../src/core/contract';
+import { parseContract } from '../../../src/core/contract';
+import { BASE_YAML } from './helpers';
+
+const SAMPLES = path.resolve(__dirname, '../../../../samples');
+
+async function load(name: string): Promise<LoadContract> {
+  const r = await loadContractFile(path.join(SAMPLES, name));
+  assert.ok(r.contract, JSON.stringify(r.diagnostics));
+  assert.ok(r.diagnostics.every((d) => d.severity !== 'error'));
+  return r.contract;
+}
+
+/** id → [category, metric, stat, op, limit, phase] for compact comparison with hand-computed numbers. */
+function table(gates: GateSpec[]): Record<string, [string, string, string, string, number, string?]> {
+  const out: Record<string, [string, string, string, string, number, string?]> = {};
+  for (const g of gates) out[g.id] = g.phase ? [g.category, g.metric, g.stat, g.op, g.limit, g.phase] : [g.category, g.metric, g.stat, g.op, g.limit];
+  return out;
+}
+
+describe('contractToAnalysis', () => {
+  it('maps the steady sample (10/s, 10 s ramp, 80 s plateau, 10 s warm-up)', async () => {
+    const c = await load('steady.loadcontract.yaml');
+    const { options, gates } = contractToAnalysis(c);
+    assert.strictEqual(options.steadyStartMs, 20_000); // ramp 10 s + warm-up 10 s
+    assert.strictEqual(options.steadyEndMs, 90_000); // ramp 10 s + plateau 80 s
+    assert.strictEqual(options.windowSizeMs, 30_000);
+    assert.deepStrictEqual(options.root, { service: 'llm-gateway', spanName: 'POST /v1/chat/completions' });
+    assert.strictEqual(options.firstTokenEvent, 'first_token');
+    assert.strictEqual(options.callsPerSession, 4);
+    assert.strictEqual(options.tailBudgetMs, 12_000);
+    assert.deepStrictEqual(options.phases?.map((p) => p.name), ['gateway', 'gpu_queue', 'generation']);
+    assert.deepStrictEqual(table(gates), {
+      'slo.total_ms.p95': ['slo', 'client_total_ms', 'p95', '<=', 12_000],
+      'slo.ttft_ms.p95': ['slo', 'client_ttft_ms', 'p95', '<=', 2_000],
+      'budget.network_envelope_ms.p95': ['budget', 'network_envelope_ms', 'p95', '<=', 150, 'network_envelope'],
+      'budget.gateway_ms.p95': ['budget', 'gateway_ms', 'p95', '<=', 350, 'gateway'],
+      'budget.gpu_queue_ms.p95': ['budget', 'gpu_queue_ms', 'p95', '<=', 1_500, 'gpu_queue'],
+      'budget.generation_ms.p95': ['budget', 'generation_ms', 'p95', '<=', 9_500, 'generation'],
+      'budget.unattributed_server_ms.p95': ['budget', 'unattributed_server_ms', 'p95', '<=', 500, 'unattributed_server'],
+      'gates.error_rate': ['quality', 'error_rate', 'value', '<=', 0.05],
+      'gates.dropped_iterations': ['workload', 'dropped_iterations', 'value', '<=', 0],
+      'gates.join_coverage': ['coverage', 'join_coverage', 'value', '>=', 0.95],
+      'gates.negative_envelope_share': ['instrumentation', 'negative_envelope_share', 'value', '<=', 0.01],
+      'workload.achieved_start_rate': ['workload', 'achieved_start_rate', 'value', '>=', 9], // 10/s × 0.9
+      'workload.steady_window_ms': ['workload', 'steady_window_ms', 'value', '>=', 69_000], // 70 s − 1 s
+    });
+    const budget = gates.find((g) => g.id === 'budget.gpu_queue_ms.p95');
+    assert.match(budget?.origin ?? '', /steady\.loadcontract\.yaml:54$/);
+    assert.ok(gates.filter((g) => g.category === 'budget' || g.category === 'slo').every((g) => g.population === 'matched'));
+  });
+
+  it('applies default gates when none are declared, except scheduler lag (k6 output has none)', () => {
+    const text = BASE_YAML.slice(0, BASE_YAML.indexOf('gates:')) + 'windows:\n  size: 30s\n';
+    const r = parseContract(text, 'c.yaml');
+    assert.ok(r.contract);
+    const t = table(contractToAnalysis(r.contract).gates);
+    assert.deepStrictEqual(t['gates.dropped_iterations'], ['workload', 'dropped_iterations', 'value', '<=', 0]);
+    assert.deepStrictEqual(t['gates.join_coverage'], ['coverage', 'join_coverage', 'value', '>=', 0.95]);
+    assert.deepStrictEqual(t['workload.achieved_start_rate'], ['workload', 'achieved_start_rate', 'value', '>=', 9.5]);
+    assert.strictEqual(t['gates.scheduler_lag_ms'], undefined);
+  });
+
+  it('maps the stepped saturation sample (stages, no declared constant rate)', async () => {
+    const { options, gates } = contractToAnalysis(await load('saturation.loadcontract.yaml'));
+    // 4 × 10 s ramps + 4 × 10 min holds = 2 440 000 ms; warm-up 1 min.
+    assert.strictEqual(options.steadyStartMs, 60_000);
+    assert.strictEqual(options.steadyEndMs, 2_440_000);
+    assert.strictEqual(options.windowSizeMs, 60_000);
+    const t = table(gates);
+    assert.deepStrictEqual(t['slo.total_ms.p99'], ['slo', 'client_total_ms', 'p99', '<=', 20_000]);
+    assert.deepStrictEqual(t['budget.gpu_queue_ms.p95'], ['budget', 'gpu_queue_ms', 'p95', '<=', 2_000, 'gpu_queue']);
+    assert.deepStrictEqual(t['gates.scheduler_lag_ms'], ['workload', 'scheduler_lag_ms', 'p95', '<=', 100]);
+    assert.strictEqual(t['workload.achieved_start_rate'], undefined);
+    assert.deepStrictEqual(t['workload.steady_window_ms'], ['workload', 'steady_window_ms', 'value', '>=', 2_379_000]);
+  });
+
+  it('maps the streaming hybrid sample (sessions × calls, custom phases, TTFT budgets)', async () => {
+    const { options, gates } = contractToAnalysis(await load('streaming.loadcontract.yaml'));
+    assert.strictEqual(options.steadyStartMs, 180_000); // ramp 1 min + warm-up 2 min
+    assert.strictEqual(options.steadyEndMs, 960_000); // ramp 1 min + plateau 15 min
+    assert.deepStrictEqual(options.phases?.[1], { name: 'gpu_queue', anyOf: [{ attributes: { 'llm.phase': 'queue' } }, { names: ['inference.acquire_slot'] }] });
+    const t = table(gates);
+    assert.deepStrictEqual(t['slo.ttft_ms.p99'], ['slo', 'client_ttft_ms', 'p99', '<=', 1_500]);
+    assert.deepStrictEqual(t['slo.itl_ms.p95'], ['slo', 'itl_ms', 'p95', '<=', 40]);
+    assert.deepStrictEqual(t['budget.gpu_queue_ms.p95'], ['budget', 'gpu_queue_ms', 'p95', '<=', 300, 'gpu_queue']);
+    assert.strictEqual(t['workload.achieved_start_rate'][4].toFixed(6), (6 * 3 * 0.95).toFixed(6)); // 17.1 req/s
+    assert.deepStrictEqual(t['workload.steady_window_ms'], ['workload', 'steady_window_ms', 'value', '>=', 779_000]);
+  });
+});

@@ -1,0 +1,28 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { repoRoot } from '../../helpers/paths';
+
+function tsFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    return e.isDirectory() ? tsFiles(full) : e.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('layer boundaries', () => {
+  it('src/core never imports vscode', () => {
+    const offenders = tsFiles(path.join(repoRoot, 'src', 'core')).filter((f) =>
+      /(from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\))/.test(fs.readFileSync(f, 'utf8')),
+    );
+    assert.deepStrictEqual(offenders, []);
+  });
+
+  it('the extension loads the analysis core only inside a command (activation stays cheap)', () => {
+    // Static value imports of analysis/report/store modules would load them at activation; type imports are erased.
+    const offenders = tsFiles(path.join(repoRoot, 'src', 'extension')).filter((f) =>
+      /^import\s+(?!type\b)[^;]*from\s+['"][./]+core\/(analysis|report|store|formats|contract)\//m.test(fs.readFileSync(f, 'utf8')),
+    );
+    assert.deepStrictEqual(offenders, []);
+  });
+});
