@@ -1,0 +1,108 @@
+/**
+ * Editor-side figures (DESIGN §6): extension activation time (dist/extension.js loaded with a minimal
+ * fake `vscode` module; DuckDB must not load on activation), contract validation time per change on
+ * a 500-line contract (bench/contractValidation.ts when present), waterfall first paint (not yet).
+ * `node out/bench/run/editor.js activation` prints one JSON line; main.ts runs it in a fresh process
+ * so the module cache is cold, the way the extension host loads it.
+ */
+import { existsSync } from 'fs';
+import * as path from 'path';
+
+export interface ActivationResult {
+  requireMs: number;
+  activateMs: number;
+  duckdbLoaded: boolean;
+  commands: number;
+}
+
+/**
+ * A value that accepts any use (property, call, `new`) and returns another such value: enough of
+ * the VS Code API surface for activate() to register its commands without an editor.
+ */
+function anything(name: string, registered: string[]): unknown {
+  const fn = function fake(): void {};
+  return new Proxy(fn, {
+    get(_t, prop) {
+      if (prop === 'then') return undefined; // not a thenable: `await` must not wait on it
+      if (prop === Symbol.toPrimitive) return () => name;
+      if (prop === 'dispose') return () => undefined;
+      if (prop === 'registerCommand' || prop === 'registerTextEditorCommand') {
+        return (id: string) => {
+          registered.push(id);
+          return { dispose: () => undefined };
+        };
+      }
+      return anything(`${name}.${String(prop)}`, registered);
+    },
+    apply() {
+      return anything(`${name}()`, registered);
+    },
+    construct() {
+      return anything(`new ${name}`, registered) as object;
+    },
+  });
+}
+
+export async function measureActivation(repoRoot: string): Promise<ActivationResult> {
+  const registered: string[] = [];
+  const Module = require('module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+  const original = Module._resolveFilename;
+  // `vscode` exists only inside the extension host: resolve it to a fake id we put in require.cache.
+  Module._resolveFilename = function resolve(request: string, ...rest: unknown[]): string {
+    return request === 'vscode' ? 'vscode' : original.call(this, request, ...rest);
+  };
+  const fakeModule = { id: 'vscode', filename: 'vscode', loaded: true, exports: anything('vscode', registered) };
+  (require.cache as Record<string, unknown>).vscode = fakeModule;
+
+  const entry = path.join(repoRoot, 'dist', 'extension.js');
+  const t0 = performance.now();
+  const ext = require(entry) as { activate: (context: unknown) => unknown };
+  const t1 = performance.now();
+  const context = {
+    subscriptions: [] as unknown[],
+    extensionPath: repoRoot,
+    extensionUri: anything('extensionUri', registered),
+    globalState: anything('globalState', registered),
+    workspaceState: anything('workspaceState', registered),
+    secrets: anything('secrets', registered),
+    storageUri: undefined,
+    globalStorageUri: anything('globalStorageUri', registered),
+    logUri: anything('logUri', registered),
+    extensionMode: 1,
+    asAbsolutePath: (p: string) => path.join(repoRoot, p),
+  };
+  await ext.activate(context);
+  const t2 = performance.now();
+  const duckdbLoaded = Object.keys(require.cache).some((k) => k.includes('@duckdb'));
+  return { requireMs: t1 - t0, activateMs: t2 - t1, duckdbLoaded, commands: registered.length };
+}
+
+export interface ValidationFigure {
+  measured: boolean;
+  text: string;
+}
+
+/** Calls bench/contractValidation.ts when the contract engineer's bench is present. */
+export function measureContractValidation(outBench: string): ValidationFigure {
+  const file = path.join(outBench, 'contractValidation.js');
+  if (!existsSync(file)) return { measured: false, text: 'not measured (bench/contractValidation.ts absent)' };
+  const mod = require(file) as { benchContractValidation?: (iterations?: number) => { lines: number; iterations: number; firstMs: number; wallMedianMs: number; wallP95Ms: number } };
+  if (typeof mod.benchContractValidation !== 'function') return { measured: false, text: 'not measured (no benchContractValidation export)' };
+  const r = mod.benchContractValidation(200);
+  return {
+    measured: true,
+    text: `${r.lines}-line contract, ${r.iterations} single-character edits: median ${r.wallMedianMs.toFixed(2)} ms, p95 ${r.wallP95Ms.toFixed(2)} ms per change (first parse incl. schema compile ${r.firstMs.toFixed(1)} ms)`,
+  };
+}
+
+export const WATERFALL_FIGURE = 'not measured (no waterfall view yet)';
+
+if (require.main === module) {
+  const repoRoot = path.resolve(__dirname, '..', '..', '..');
+  measureActivation(repoRoot)
+    .then((r) => process.stdout.write(`${JSON.stringify(r)}\n`))
+    .catch((err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    });
+}
