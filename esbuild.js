@@ -29,7 +29,12 @@ function webviewEntries() {
 
 async function main() {
   const contexts = [
-    await esbuild.context({ ...nodeOptions, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' }),
+    // The extension entry stays small; the core is a second bundle it requires on first use (lazyCore.ts).
+    await esbuild.context({
+      ...nodeOptions,
+      entryPoints: { extension: 'src/extension/extension.ts', core: 'src/extension/core.ts' },
+      outdir: 'dist',
+    }),
     await esbuild.context({
       ...nodeOptions,
       entryPoints: { cli: 'src/cli/main.ts' },

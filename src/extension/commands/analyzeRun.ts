@@ -1,7 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Report } from '../../core/analysis/report';
-import { CancelledError, InputError } from '../../core/errors';
+import { loadCore } from '../lazyCore';
 
 /** Arguments when the command is invoked programmatically (tests, other extensions, tasks). */
 export interface AnalyzeRunArgs {
@@ -32,7 +32,7 @@ export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: Analyze
         { location: vscode.ProgressLocation.Notification, title: 'Phasewise: analysing run', cancellable: true },
         async (progress, token) => {
           // Loaded here, not at activation: the core pulls in DuckDB on first use.
-          const { analyzeFiles } = await import('../../core/report/analyzeFiles');
+          const { analyzeFiles, CancelledError } = loadCore();
           return analyzeFiles(
             { run, spans, contract: request.contract },
             {
@@ -47,7 +47,7 @@ export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: Analyze
         },
       );
       log.info(`analyze: verdict ${report.verdict.status}, ${report.join.matched}/${report.join.client_requests} matched`);
-      const { renderMarkdownReport } = await import('../../core/report/markdown');
+      const { renderMarkdownReport } = loadCore();
       const doc = await vscode.workspace.openTextDocument({ content: renderMarkdownReport(report), language: 'markdown' });
       await vscode.window.showTextDocument(doc, { preview: false });
       return report;
@@ -82,6 +82,7 @@ async function askForFiles(): Promise<AnalyzeRunArgs | undefined> {
 
 /** Shown without awaiting: a notification waits for the user, and the command must return now. */
 function showAnalyzeError(err: unknown, log: vscode.LogOutputChannel): void {
+  const { CancelledError, InputError } = loadCore();
   if (err instanceof CancelledError) {
     log.info('analyze: cancelled by the user');
     return;

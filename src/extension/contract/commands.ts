@@ -7,10 +7,13 @@ async function contractDocument(uri?: vscode.Uri): Promise<vscode.TextDocument |
   return vscode.window.activeTextEditor?.document;
 }
 
-/** "Phasewise: New Load Contract": save the template where the user says, or open it untitled. */
-export async function newLoadContract(): Promise<vscode.Uri | undefined> {
+/**
+ * "Phasewise: New Load Contract": save the template where the user says, or open it untitled. A caller
+ * (another extension, a task, the integration suite) may pass the target file and skip the dialog.
+ */
+export async function newLoadContract(given?: vscode.Uri): Promise<vscode.Uri | undefined> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const target = await vscode.window.showSaveDialog({
+  const target = given instanceof vscode.Uri ? given : await vscode.window.showSaveDialog({
     defaultUri: folder ? vscode.Uri.joinPath(folder, 'new.loadcontract.yaml') : undefined,
     filters: { 'Load contract': ['yaml', 'yml', 'json'] },
     title: 'Phasewise: save the new load contract (name must end in .loadcontract.yaml)',
