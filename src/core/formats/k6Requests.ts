@@ -109,7 +109,7 @@ export async function finishK6(ctx: ReaderContext): Promise<ReaderResult> {
      SELECT $1, 'iterations', coalesce(sum(iterations), 0) FROM k6_groups
      UNION ALL SELECT $1, 'dropped_iterations', coalesce(sum(dropped), 0) FROM k6_groups
      UNION ALL SELECT $1, 'http_reqs', coalesce(sum(n_reqs), 0) FROM k6_groups
-     UNION ALL SELECT $1, 'vus_max', max(vus) FROM k6_groups HAVING count(vus) > 0`,
+     UNION ALL SELECT $1, 'vus_peak', max(vus) FROM k6_groups HAVING count(vus) > 0`,
     [sourceId],
   );
   const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM client_requests WHERE source_id = $1', [sourceId]);

@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS client_requests (
 -- Generator counters (k6 iterations, dropped_iterations, vus; records' dropped rows), summed per file.
 CREATE TABLE IF NOT EXISTS run_counters (
   source_id INTEGER,
-  metric VARCHAR,                   -- iterations | dropped_iterations | vus_max | http_reqs | scheduled
+  metric VARCHAR,                   -- iterations | dropped_iterations | vus_peak (highest vus gauge value) | http_reqs | scheduled
   value DOUBLE
 );
 

@@ -69,7 +69,7 @@ describe('k6 CSV reader', () => {
         ['dropped_iterations', 0],
         ['http_reqs', 44],
         ['iterations', 44],
-        ['vus_max', 3],
+        ['vus_peak', 3],
       ],
     );
     const [failed] = await store.all<{ n: number }>("SELECT count(*) AS n FROM client_requests WHERE source_id = 1 AND outcome = 'failed' AND http_status = 500 AND error_code = 1500");

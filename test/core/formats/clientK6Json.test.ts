@@ -51,7 +51,7 @@ describe('k6 JSON reader', () => {
     );
     assert.strictEqual(row.n, 322);
     assert.ok(Math.abs(row.sum - 39434.178068) < 1e-6);
-    assert.deepStrictEqual(await counters(store), { iterations: 161, dropped_iterations: 0, http_reqs: 322, vus_max: 2 });
+    assert.deepStrictEqual(await counters(store), { iterations: 161, dropped_iterations: 0, http_reqs: 322, vus_peak: 2 });
     assert.deepStrictEqual(await outcomes(store), [
       [200, null, 'succeeded', 161],
       [308, null, 'succeeded', 161],
@@ -78,7 +78,7 @@ describe('k6 JSON reader', () => {
       [500, 1500, 'failed', 4],
     ]);
     // python3: 120 http_reqs, 120 iterations Points, max vus = 3, 120 distinct metadata.trace_id
-    assert.deepStrictEqual(await counters(store), { iterations: 120, dropped_iterations: 0, http_reqs: 120, vus_max: 3 });
+    assert.deepStrictEqual(await counters(store), { iterations: 120, dropped_iterations: 0, http_reqs: 120, vus_peak: 3 });
     const [ids] = await store.all<{ n: number }>('SELECT count(DISTINCT trace_id) AS n FROM client_requests');
     assert.strictEqual(ids.n, 120);
     // By hand from the file (http_req_duration / http_req_waiting Points of these trace IDs):
