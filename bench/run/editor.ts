@@ -5,7 +5,7 @@
  * `node out/bench/run/editor.js activation` prints one JSON line; main.ts runs it in a fresh process
  * so the module cache is cold, the way the extension host loads it.
  */
-import { existsSync } from 'fs';
+import { existsSync, readFileSync } from 'fs';
 import * as path from 'path';
 
 export interface ActivationResult {
@@ -51,10 +51,15 @@ export async function measureActivation(repoRoot: string): Promise<ActivationRes
   Module._resolveFilename = function resolve(request: string, ...rest: unknown[]): string {
     return request === 'vscode' ? 'vscode' : original.call(this, request, ...rest);
   };
-  const fakeModule = { id: 'vscode', filename: 'vscode', loaded: true, exports: anything('vscode', registered) };
+  // esbuild's __toESM copies the module's own keys, so the fake must list the names the bundle uses.
+  const entry = path.join(repoRoot, 'dist', 'extension.js');
+  const exportsObject: Record<string, unknown> = {};
+  for (const m of readFileSync(entry, 'utf8').matchAll(/\b(?:import_)?vscode\d*\.([A-Za-z_$][\w$]*)/g)) {
+    exportsObject[m[1]] ??= anything(`vscode.${m[1]}`, registered);
+  }
+  const fakeModule = { id: 'vscode', filename: 'vscode', loaded: true, exports: exportsObject };
   (require.cache as Record<string, unknown>).vscode = fakeModule;
 
-  const entry = path.join(repoRoot, 'dist', 'extension.js');
   const t0 = performance.now();
   const ext = require(entry) as { activate: (context: unknown) => unknown };
   const t1 = performance.now();

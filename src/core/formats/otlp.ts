@@ -80,8 +80,23 @@ function flattenSql(source: string): string {
 const FAST_SOURCE = `(SELECT row_number() OVER () AS line, json AS doc
   FROM read_ndjson_objects($2, compression = $3, maximum_object_size = $4))`;
 
-/** OTLP lines can be batches of tens of MB; DuckDB sizes its buffers from this, so it is not "infinite". */
-const MAX_LINE_BYTES = 256 * 1024 * 1024;
+/**
+ * maximum_object_size tried in turn: DuckDB sizes its read buffers from this value (2× per buffer),
+ * so reading with 256 MiB up front allocated 512 MiB blocks and ran out of memory under a 1.2 GB
+ * memory_limit even on a 37 MB file (bench, 10k run). SDK/Collector batches are well under 16 MiB
+ * (512 spans ≈ 0.3 MB); a file with larger lines is re-read with the large limit.
+ */
+const LINE_LIMITS = [16 * 1024 * 1024, 256 * 1024 * 1024];
+
+/** The fast read failed because a line is larger than maximum_object_size (retry with a larger one). */
+function isObjectSizeError(err: unknown): boolean {
+  return /maximum_object_size/i.test(err instanceof Error ? err.message : String(err));
+}
+
+/** Out of memory is the machine's limit, not the file's fault: never retried line by line (that needs more memory). */
+function isOutOfMemory(err: unknown): boolean {
+  return /out of memory/i.test(err instanceof Error ? err.message : String(err));
+}
 
 export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   const stage = 'otlp_stage';
@@ -89,9 +104,17 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   let skipped = 0;
   if (ctx.sniff.lineDelimited) {
     try {
-      await ctx.store.run(`INSERT INTO ${stage} ${flattenSql(FAST_SOURCE)}`, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), MAX_LINE_BYTES]);
+      for (let i = 0; i < LINE_LIMITS.length; i++) {
+        try {
+          await ctx.store.run(`INSERT INTO ${stage} ${flattenSql(FAST_SOURCE)}`, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), LINE_LIMITS[i]]);
+          break;
+        } catch (err) {
+          if (i === LINE_LIMITS.length - 1 || !isObjectSizeError(err)) throw err;
+          await ctx.store.run(`DELETE FROM ${stage}`);
+        }
+      }
     } catch (err) {
-      if (!isDataError(err)) throw err;
+      if (!isDataError(err) || isOutOfMemory(err)) throw err;
       // Not clean (malformed or truncated line): stage line by line, record bad lines, read the rest.
       ctx.progress?.('OTLP JSON has bad lines; reading it line by line');
       await ctx.store.run(`DELETE FROM ${stage}`);

@@ -130,7 +130,52 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       'report.png',
     ),
   );
+  await closeQuickInput(page);
+
+  // 4. A contract with one mistake, opened through Quick Open: the squiggle in the editor and the
+  //    entry in the Problems panel (contracts/e2e.loadcontract.yaml: plateau: 5m on line 11).
+  out.push(
+    await attempt(
+      'a load contract with a mistake shows a squiggle and a Problems entry',
+      page,
+      ctx,
+      async () => {
+        const name = path.basename(FIXTURE.e2eContract);
+        await openFileByQuickOpen(page, name);
+        await waitFor(`${name} as the active tab`, 20_000, async () => {
+          const active = await page.locator('.tabs-container .tab.active .label-name').allInnerTexts();
+          return active.includes(name) ? active : undefined;
+        });
+        const squiggles = await waitFor('a warning squiggle in the editor', 20_000, async () => {
+          const n = await page.locator('.editor-group-container.active .monaco-editor .squiggly-warning').count();
+          return n > 0 ? n : undefined;
+        });
+        await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+        await page.keyboard.press('Control+Shift+M');
+        const problems = await waitFor('the Problems panel entry for the contract', 20_000, async () => {
+          const panel = await page.locator('.markers-panel').allInnerTexts().catch(() => [] as string[]);
+          const text = panel.join('\n');
+          return text.includes(name) && /plateau/i.test(text) ? text : undefined;
+        });
+        const statusProblems = await page.locator('[id="status.problems"]').first().getAttribute('aria-label').catch(() => null);
+        await page.waitForTimeout(500);
+        return { squiggles, statusProblems, problems: problems.slice(0, 600) };
+      },
+      'contract-diagnostics.png',
+    ),
+  );
   return out;
+}
+
+/** Opens a workspace file the way a person does: Quick Open, type its name, Enter. */
+async function openFileByQuickOpen(page: Page, name: string): Promise<void> {
+  await closeQuickInput(page);
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible', timeout: 20_000 });
+  await input.fill(name); // replaces the palette's `>`: Quick Open searches files
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.keyboard.press('Enter');
 }
 
 /**

@@ -13,18 +13,27 @@ export const FIXTURE = {
   /** Not any trace or run format: the sniffer must reject it at line 1 (the garbage is on line 1). */
   malformedSpans: 'malformed/not-a-trace.jsonl',
   malformedLine: 1,
+  /** Load contracts for the editor features (copied from test/vscode/fixtures/contracts/). */
+  contractsDir: 'contracts',
+  /** Four known mistakes: plateau-too-short, duration-no-unit, unknown-key, budgets-exceed-slo. */
+  mistakesContract: 'contracts/mistakes.loadcontract.yaml',
+  /** A workload without executor/rate and an empty `model:`, for completions. */
+  completionContract: 'contracts/completion.loadcontract.yaml',
+  /** One mistake (plateau-too-short on line 11), opened only by the e2e check through the UI. */
+  e2eContract: 'contracts/e2e.loadcontract.yaml',
 } as const;
 
 /** What the malformed file holds: one line of prose where a span export is expected. */
 export const MALFORMED_SPANS_TEXT = 'this line is not OTLP, Jaeger or Zipkin JSON\n';
 
-/** Creates `<dir>/samples` (copy of the repo's samples/) and the malformed file; returns `dir`. */
+/** Creates `<dir>/samples` (copy of the repo's samples/), the malformed file and `contracts/`; returns `dir`. */
 export function prepareWorkspace(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
   const src = path.join(REPO_ROOT, 'samples');
   fs.cpSync(src, path.join(dir, FIXTURE.samples), { recursive: true });
   fs.mkdirSync(path.join(dir, FIXTURE.malformedDir), { recursive: true });
   fs.writeFileSync(path.join(dir, FIXTURE.malformedSpans), MALFORMED_SPANS_TEXT);
+  fs.cpSync(path.join(REPO_ROOT, 'test', 'vscode', 'fixtures', 'contracts'), path.join(dir, FIXTURE.contractsDir), { recursive: true });
   return dir;
 }
 
