@@ -3,7 +3,7 @@ import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index';
 import { FIXTURE } from '../harness/workspace';
-import { closeQuickInput, editorTabTitles, notificationTexts, paletteRows, runCommandFromPalette } from './workbench';
+import { activeEditorText, closeQuickInput, editorTabTitles, notificationTexts, paletteRows, runCommandFromPalette } from './workbench';
 
 export interface E2eOutcome {
   name: string;
@@ -142,20 +142,29 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       async () => {
         const name = path.basename(FIXTURE.e2eContract);
         await openFileByQuickOpen(page, name);
-        await waitFor(`${name} as the active tab`, 20_000, async () => {
-          const active = await page.locator('.tabs-container .tab.active .label-name').allInnerTexts();
-          return active.includes(name) ? active : undefined;
-        });
+        try {
+          await waitFor(`${name} in the active editor`, 20_000, async () => {
+            const text = await activeEditorText(page);
+            return text.includes('e2e fixture: one mistake') ? text : undefined;
+          });
+        } catch (err) {
+          const tabs = await page.locator('.tabs-container .tab').allInnerTexts().catch(() => [] as string[]);
+          throw new Error(`${(err as Error).message}; tabs: ${tabs.join(' | ')}; active editor: ${(await activeEditorText(page)).slice(0, 200)}`);
+        }
         const squiggles = await waitFor('a warning squiggle in the editor', 20_000, async () => {
           const n = await page.locator('.editor-group-container.active .monaco-editor .squiggly-warning').count();
           return n > 0 ? n : undefined;
         });
-        await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } }).catch(() => undefined);
         await page.keyboard.press('Control+Shift+M');
+        // The Problems list is virtualised and also holds the suite's contracts: filter it to this file.
+        const filter = page.locator('.part.panel input[placeholder^="Filter"]').first();
+        await filter.waitFor({ state: 'visible', timeout: 20_000 });
+        await filter.fill(`**/${name}`);
         const problems = await waitFor('the Problems panel entry for the contract', 20_000, async () => {
           const panel = await page.locator('.markers-panel').allInnerTexts().catch(() => [] as string[]);
           const text = panel.join('\n');
-          return text.includes(name) && /plateau/i.test(text) ? text : undefined;
+          // plateau: 5m is on line 11, its value at column 12 (1-based, as the Problems panel counts).
+          return text.includes(name) && text.includes('plateau-too-short') && text.includes('Ln 11, Col 12') ? text : undefined;
         });
         const statusProblems = await page.locator('[id="status.problems"]').first().getAttribute('aria-label').catch(() => null);
         await page.waitForTimeout(500);
@@ -191,7 +200,10 @@ async function answerAnalyzePrompts(page: Page, samples: string): Promise<void> 
       .then(() => true)
       .catch(() => false);
     if (!visible) return;
-    const title = `${await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '')} ${await input.getAttribute('placeholder').catch(() => '')} ${await input.inputValue().catch(() => '')}`;
+    // The prompt's title and placeholder say what it asks for; the input value (a folder path, which may
+    // be contracts/ when a contract was the last editor) only when both are empty.
+    let title = `${await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '')} ${(await input.getAttribute('placeholder').catch(() => '')) ?? ''}`;
+    if (title.trim() === '') title = await input.inputValue().catch(() => '');
     let answer: string | undefined;
     if (/span|trace|otlp|jaeger|zipkin/i.test(title)) answer = path.join(samples, 'spans.otlp.jsonl');
     else if (/contract/i.test(title)) answer = path.join(samples, 'steady.loadcontract.yaml');
