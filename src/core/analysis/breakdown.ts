@@ -3,8 +3,9 @@ import { buildRequestBreakdown, buildRootBreakdown } from './breakdownTables';
 import { collectBreakdownWarnings } from './breakdownWarnings';
 import type { AnalysisOptions } from './options';
 import { phaseColumns } from './phaseSelect';
-import { buildRootTree, buildTraceExtras, buildTracePhases } from './phaseTimes';
-import { buildSpanNodes, buildTraceRoots } from './rootSelect';
+import { buildPhaseSelection, buildRootTree } from './phaseTimes';
+import { buildSpanPhases, buildTraceRoots } from './rootSelect';
+import { ensureSpanIndex } from './spanIndex';
 
 /** What buildBreakdown produced besides its tables. */
 export interface BreakdownInfo {
@@ -16,20 +17,24 @@ export interface BreakdownInfo {
 
 /**
  * Materialises the analysis tables from the loaded tables, in dependency order:
- * span_nodes → trace_roots → root_tree → trace_phase_ms, trace_extras → root_breakdown →
- * request_breakdown. Every table is CREATE OR REPLACE, so re-analysis with other options (phase
- * mapping, root service, granularity) rebuilds from the loaded run without re-parsing any file.
+ * span index (options-independent, built once per loaded span set: spanIndex.ts) → span_phase →
+ * trace_roots → root_tree (view) → phase_sel → root_breakdown (with the trace_phase_ms and
+ * trace_extras CTEs) → request_breakdown. Every table is CREATE OR REPLACE, so re-analysis with other
+ * options (phase mapping, root service, granularity) rebuilds from the loaded run without re-parsing
+ * any file. The per-options tables are TEMP (in memory, this connection): writing them to the database
+ * file cost more than computing them, and they are rebuilt on every re-analysis anyway; only the span
+ * index, which is worth keeping across sessions, is persisted.
  */
 export async function buildBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
   const phases = phaseColumns(options.phases);
-  await buildSpanNodes(store, options);
+  await ensureSpanIndex(store);
+  await buildSpanPhases(store, options);
   await buildTraceRoots(store, options);
   await buildRootTree(store);
-  await buildTracePhases(store, phases, options);
-  await buildTraceExtras(store, options);
-  await buildRootBreakdown(store, phases);
+  await buildPhaseSelection(store, phases);
+  await buildRootBreakdown(store, phases, options);
   await buildRequestBreakdown(store, phases);
-  await store.run(`CREATE OR REPLACE TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_ROWS_SQL}`, [
+  await store.run(`CREATE OR REPLACE TEMP TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_ROWS_SQL}`, [
     breakdownOptionsKey(options),
   ]);
   const warnings = await collectBreakdownWarnings(store, options);
@@ -55,7 +60,7 @@ const LOADED_ROWS_SQL =
 /** Builds the breakdown tables unless they already exist for these options and these loaded rows. */
 export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<void> {
   const existing = await store.all<{ n: number }>(
-    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'breakdown_meta'",
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'breakdown_meta' AND table_catalog = 'temp'",
   );
   if (existing[0].n > 0) {
     const [meta] = await store.all<{ options_key: string; fresh: boolean }>(

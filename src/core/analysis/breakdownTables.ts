@@ -1,27 +1,37 @@
 import type { QueryRunner } from '../store/duckStore';
+import type { AnalysisOptions } from './options';
 import type { PhaseColumn } from './phaseSelect';
-import { validTraceIdSql } from './rootSelect';
+import { tracePhasesSql, traceExtrasSql } from './phaseTimes';
+import { SqlParams } from './sqlParams';
 
 /**
  * `root_breakdown`: one row per trace with exactly one root (the server-only population).
  * unattributed_server_ms = server_root_ms − Σ phases, not clamped: phases overlapping each other
  * (a gateway span running during generation) show up as a negative value instead of being hidden.
  */
-export async function buildRootBreakdown(store: QueryRunner, phases: readonly PhaseColumn[]): Promise<void> {
+export async function buildRootBreakdown(store: QueryRunner, phases: readonly PhaseColumn[], options: AnalysisOptions): Promise<void> {
+  // The per-trace phase sums and extras are CTEs: one materialisation instead of three.
+  const params = new SqlParams();
+  const tracePhases = tracePhasesSql(phases, options, params);
+  const traceExtras = traceExtrasSql(options, params);
   const phaseCols = phases.map((p) => `p.${p.column}`);
   const sum = phaseCols.length > 0 ? phaseCols.join(' + ') : '0';
   await store.run(
-    `CREATE OR REPLACE TABLE root_breakdown AS
+    `CREATE OR REPLACE TEMP TABLE root_breakdown AS
+     WITH trace_phase_ms AS (${tracePhases}),
+     trace_extras AS (${traceExtras})
      SELECT r.trace_id, r.server_root_ms${phaseCols.length > 0 ? ', ' + phaseCols.join(', ') : ''},
             r.server_root_ms - (${sum}) AS unattributed_server_ms,
             x.server_ttft_ms, x.server_itl_ms, x.content_events, x.server_output_tokens,
             r.root_start_ns, r.root_end_ns, r.root_status AS status, r.root_service, r.root_name, r.root_span_id,
-            r.span_count, r.root_fallback, p.concurrent_phase_spans
+            r.span_count, r.root_fallback, p.concurrent_phase_spans, r.root_node_id
      FROM trace_roots r
-     JOIN trace_phase_ms p USING (trace_id)
-     LEFT JOIN trace_extras x USING (trace_id)
+     JOIN trace_phase_ms p ON p.root_node = r.root_node_id
+     LEFT JOIN trace_extras x ON x.root_node = r.root_node_id
      WHERE r.root_candidates = 1`,
+    params.values,
   );
+  await store.run('DROP TABLE IF EXISTS phase_sel');
 }
 
 /**
@@ -42,30 +52,21 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
             THEN b.${generation.column} / coalesce(j.output_tokens, b.server_output_tokens) END`
     : 'NULL::DOUBLE';
   await store.run(
-    `CREATE OR REPLACE TABLE request_breakdown AS
-     WITH c AS (
-       -- Only streaming windows and hash joins here: a partitioned or ordered window would sort every
-       -- client column (URLs included) just to flag duplicates. row_id follows the loaded order
-       -- (files in load order, lines in file order).
-       SELECT c.*, row_number() OVER ()::BIGINT AS row_id, ${validTraceIdSql('c.trace_id')} AS trace_valid
-       FROM client_requests c
-     ),
-     dups AS (
-       SELECT trace_id FROM c WHERE trace_valid GROUP BY trace_id HAVING count(*) > 1
-     ),
-     d AS (
-       SELECT c.*, dups.trace_id IS NOT NULL AS client_dup, (SELECT min(start_ms) FROM client_requests) AS run_min_start_ms
-       FROM c LEFT JOIN dups ON dups.trace_id = CASE WHEN c.trace_valid THEN c.trace_id END
-     ),
-     j AS (
-       SELECT d.*,
+    `CREATE OR REPLACE TEMP TABLE request_breakdown AS
+     WITH j AS (
+       -- The client columns are read live from client_requests; the options-independent flags come
+       -- from client_index row by row (POSITIONAL JOIN, same loaded order), the trace by integer key.
+       SELECT c.*, ci.row_id, ci.trace_valid, ci.client_dup,
               coalesce(r.root_candidates, 0)::BIGINT AS root_candidates,
-              r.trace_id IS NOT NULL AS trace_has_spans,
-              d.trace_valid AND NOT d.client_dup AND coalesce(r.root_candidates = 1, false) AS matched,
-              d.trace_valid AND coalesce(r.root_candidates = 0, false) AS lost_root
-       FROM d LEFT JOIN trace_roots r ON r.trace_id = CASE WHEN d.trace_valid THEN d.trace_id END
+              r.trace_no IS NOT NULL AS trace_has_spans,
+              ci.trace_valid AND NOT ci.client_dup AND coalesce(r.root_candidates = 1, false) AS matched,
+              ci.trace_valid AND coalesce(r.root_candidates = 0, false) AS lost_root,
+              r.root_node_id AS join_root_node,
+              (SELECT min(start_ms) FROM client_requests) AS run_min_start_ms
+       FROM (client_requests c POSITIONAL JOIN client_index ci)
+       LEFT JOIN trace_roots r ON r.trace_no = ci.trace_no
      )
-     SELECT j.* EXCLUDE (run_min_start_ms),
+     SELECT j.* EXCLUDE (run_min_start_ms, join_root_node),
             coalesce(j.send_offset_ms, j.start_ms - j.run_min_start_ms) AS offset_ms,
             j.outcome = 'succeeded' AS succeeded,
             CASE WHEN j.matched THEN b.server_root_ms END AS server_root_ms,
@@ -82,6 +83,6 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
             CASE WHEN j.matched AND b.server_itl_ms IS NOT NULL THEN 'server' WHEN j.client_itl_ms IS NOT NULL THEN 'client' END AS itl_source,
             CASE WHEN j.matched THEN b.server_output_tokens END AS server_output_tokens,
             ${perToken} AS generation_ms_per_output_token
-     FROM j LEFT JOIN root_breakdown b ON b.trace_id = CASE WHEN j.matched THEN j.trace_id END`,
+     FROM j LEFT JOIN root_breakdown b ON b.root_node_id = CASE WHEN j.matched THEN j.join_root_node END`,
   );
 }

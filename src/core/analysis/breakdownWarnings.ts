@@ -37,26 +37,30 @@ function fmt(ms: number | null): string {
 export async function collectBreakdownWarnings(store: QueryRunner, options: AnalysisOptions): Promise<string[]> {
   const granularityMs = options.timestampGranularityMs;
   const [f] = await store.all<WarningFigures>(
-    `SELECT
-       (SELECT count(*) FROM request_breakdown WHERE matched AND client_total_ms > 0 AND server_root_ms > 0) AS matched_ratio_n,
-       (SELECT median(server_root_ms / client_total_ms) FROM request_breakdown
-         WHERE matched AND client_total_ms > 0 AND server_root_ms > 0) AS median_ratio,
-       (SELECT count(network_envelope_ms) FROM request_breakdown WHERE matched AND succeeded) AS matched_with_envelope,
-       (SELECT count(*) FROM request_breakdown WHERE matched AND succeeded AND network_envelope_ms < 0) AS negative_envelopes,
-       (SELECT min(network_envelope_ms) FROM request_breakdown WHERE matched AND succeeded AND network_envelope_ms < 0) AS most_negative_ms,
-       (SELECT count(ttft_envelope_ms) FROM request_breakdown WHERE matched AND succeeded) AS ttft_pairs,
-       (SELECT count(*) FROM request_breakdown WHERE matched AND succeeded AND ttft_envelope_ms < 0) AS negative_ttft,
-       (SELECT min(ttft_envelope_ms) FROM request_breakdown WHERE matched AND succeeded AND ttft_envelope_ms < 0) AS most_negative_ttft_ms,
-       (SELECT count(*) FROM request_breakdown WHERE matched AND succeeded AND unattributed_server_ms < -$1) AS overlapping_phases,
+    `WITH rb AS (
+       -- One pass over request_breakdown for all request figures (FILTERed aggregates).
+       SELECT count(*) FILTER (WHERE matched AND client_total_ms > 0 AND server_root_ms > 0) AS matched_ratio_n,
+              median(server_root_ms / client_total_ms) FILTER (WHERE matched AND client_total_ms > 0 AND server_root_ms > 0) AS median_ratio,
+              count(network_envelope_ms) FILTER (WHERE matched AND succeeded) AS matched_with_envelope,
+              count(*) FILTER (WHERE matched AND succeeded AND network_envelope_ms < 0) AS negative_envelopes,
+              min(network_envelope_ms) FILTER (WHERE matched AND succeeded AND network_envelope_ms < 0) AS most_negative_ms,
+              count(ttft_envelope_ms) FILTER (WHERE matched AND succeeded) AS ttft_pairs,
+              count(*) FILTER (WHERE matched AND succeeded AND ttft_envelope_ms < 0) AS negative_ttft,
+              min(ttft_envelope_ms) FILTER (WHERE matched AND succeeded AND ttft_envelope_ms < 0) AS most_negative_ttft_ms,
+              count(*) FILTER (WHERE matched AND succeeded AND unattributed_server_ms < -$1) AS overlapping_phases
+       FROM request_breakdown
+     )
+     SELECT rb.*,
        (SELECT count(*) FROM spans) AS raw_spans,
-       (SELECT count(*) FROM spans WHERE coalesce(trace_id, '') = '' OR coalesce(span_id, '') = '') AS spans_without_ids,
-       (SELECT count(*) FROM span_nodes) AS span_nodes,
+       (SELECT spans_without_ids FROM span_index_meta) AS spans_without_ids,
+       (SELECT count(*) FROM span_index) AS span_nodes,
        (SELECT count(*) FROM trace_roots WHERE root_fallback AND root_candidates = 1) AS fallback_roots,
        (SELECT coalesce(sum(span_count), 0) FROM trace_roots WHERE root_candidates = 1) AS unique_root_spans,
-       (SELECT count(*) FROM root_tree) AS tree_spans,
-       (SELECT count(*) FROM root_tree t JOIN trace_roots r ON r.root_node_id = t.root_node
+       (SELECT count(*) FROM span_index t JOIN trace_roots r ON r.root_node_id = t.top_node) AS tree_spans,
+       (SELECT count(*) FROM span_index t JOIN trace_roots r ON r.root_node_id = t.top_node
          WHERE t.start_ns < r.root_start_ns - $1 * 1e6 OR t.end_ns > r.root_end_ns + $1 * 1e6) AS outside_root,
-       (SELECT count(*) FROM load_issues WHERE code ILIKE '%content%') AS content_issues`,
+       (SELECT count(*) FROM load_issues WHERE code ILIKE '%content%') AS content_issues
+     FROM rb`,
     [granularityMs],
   );
   const warnings: string[] = [];

@@ -27,7 +27,7 @@ const RESERVED_COLUMNS = new Set([
   'receiving_ms',
 ]);
 
-/** A phase ready for SQL: its bit in `span_nodes.phase_mask` and its validated column name. */
+/** A phase ready for SQL: its bit in `span_phase.phase_mask` and its validated column name. */
 export interface PhaseColumn {
   name: string;
   column: string;

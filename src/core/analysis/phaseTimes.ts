@@ -4,14 +4,10 @@ import { hasBitSql, type PhaseColumn } from './phaseSelect';
 import { SqlParams } from './sqlParams';
 
 /**
- * `root_tree`: every span under each unique root (the root included), with its depth and two phase
- * masks: `phase_mask` (phases whose selector picks this span) and `anc_mask` (phases picked by one of
- * its ancestors). A span is a top-most span of phase i when bit i is in phase_mask but not in anc_mask.
- *
- * One set-based recursive walk down from the roots: each iteration is one hash join of the frontier
- * with span_nodes, so the cost is (tree depth) joins, not one query per span. Span IDs are unique per
- * trace after de-duplication, so the walk is a tree and cannot loop; the depth cap only guards against
- * pathological inputs.
+ * `root_tree`: every span under each unique root (the root included), with its depth and phase_mask
+ * (phases whose selector picks it). A VIEW over span_index: the subtree of a root is simply the spans
+ * whose top_node is that root (the index walked the forest once), so nothing per-span is materialised
+ * for it on re-analysis; it is only read for counts (warnings, reconcile) and a per-trace lookup.
  *
  * Decision: phases count only spans in the matched root's subtree. Spans of the same trace that hang
  * off another top-most span (a lost intermediate parent, a second fragment, async work exported
@@ -20,28 +16,20 @@ import { SqlParams } from './sqlParams';
  */
 export async function buildRootTree(store: QueryRunner): Promise<void> {
   await store.run(
-    `CREATE OR REPLACE TABLE root_tree AS
-     WITH RECURSIVE walk(root_node, node_id, trace_id, span_id, name, depth, phase_mask, anc_mask, path_mask,
-                         start_ns, end_ns, duration_ms, output_tokens) AS (
-       SELECT n.node_id, n.node_id, n.trace_id, n.span_id, n.name, 0, n.phase_mask, 0::BIGINT, n.phase_mask,
-              n.start_ns, n.end_ns, n.duration_ms, n.output_tokens
-       FROM trace_roots r JOIN span_nodes n ON n.node_id = r.root_node_id
-       WHERE r.root_candidates = 1
-       UNION ALL
-       SELECT w.root_node, c.node_id, c.trace_id, c.span_id, c.name, w.depth + 1, c.phase_mask, w.path_mask,
-              w.path_mask | c.phase_mask, c.start_ns, c.end_ns, c.duration_ms, c.output_tokens
-       FROM walk w JOIN span_nodes c ON c.parent_node = w.node_id
-       WHERE w.depth < 100000
-     )
-     SELECT root_node, node_id, trace_id, span_id, name, depth, phase_mask, anc_mask, start_ns, end_ns, duration_ms, output_tokens
-     FROM walk`,
+    `CREATE OR REPLACE TEMP VIEW root_tree AS
+     SELECT r.root_node_id AS root_node, s.node_id, s.trace_id, s.span_id, s.name, s.depth,
+            coalesce(p.phase_mask, 0::BIGINT) AS phase_mask, s.start_ns, s.end_ns, s.duration_ms, s.output_tokens
+     FROM trace_roots r JOIN span_index s ON s.top_node = r.root_node_id
+     LEFT JOIN span_phase p ON p.node_id = s.node_id
+     WHERE r.root_candidates = 1`,
   );
 }
 
 /**
  * (Windows and groups are keyed by the root's integer node ID, not the 32-character trace ID.)
  *
- * `trace_phase_ms`: per unique-root trace, one `<phase>_ms` column per phase (DESIGN §1).
+ * `phase_sel` (temp) holds the top-most selected spans per (root, phase); `trace_phase_ms` (a CTE of
+ * root_breakdown, see tracePhasesSql): per unique-root trace, one `<phase>_ms` column per phase (DESIGN §1).
  *
  * Per (trace, phase) the top-most selected spans are ordered by start. A span opens a new group unless
  * the spans before it still run more than the timestamp granularity past its start: OpenTelemetry JS
@@ -52,46 +40,78 @@ export async function buildRootTree(store: QueryRunner): Promise<void> {
  * running maximum end, so a short span nested in time inside a long sibling joins its group rather
  * than being added on top.
  */
-export async function buildTracePhases(store: QueryRunner, phases: readonly PhaseColumn[], options: AnalysisOptions): Promise<void> {
-  const params = new SqlParams();
-  const granularityNs = params.bind(options.timestampGranularityMs * 1e6);
+export async function buildPhaseSelection(store: QueryRunner, phases: readonly PhaseColumn[]): Promise<void> {
+  // One row per (top-most selected span, phase), keyed by root_node * 64 + bit (an integer partition key).
   const selects = phases.map(
     (p) =>
-      `SELECT root_node, ${p.bit} AS bit, node_id, start_ns, end_ns, duration_ms FROM root_tree
+      `SELECT root_node * 64 + ${p.bit} AS k, node_id, start_ns, end_ns, duration_ms FROM tsel
        WHERE ${hasBitSql('phase_mask', p.bit)} AND NOT ${hasBitSql('anc_mask', p.bit)}`,
   );
-  const columns = phases.map((p) => `coalesce(sum(ms) FILTER (WHERE bit = ${p.bit}), 0)::DOUBLE AS ${p.column}`);
-  const selected = selects.length > 0 ? selects.join('\n UNION ALL \n') : 'SELECT 0::BIGINT AS root_node, 0 AS bit, 0::BIGINT AS node_id, 0::BIGINT AS start_ns, 0::BIGINT AS end_ns, 0::DOUBLE AS duration_ms WHERE false';
+  const selected = selects.length > 0 ? selects.join('\n UNION ALL \n') : 'SELECT 0::BIGINT AS k, 0::BIGINT AS node_id, 0::BIGINT AS start_ns, 0::BIGINT AS end_ns, 0::DOUBLE AS duration_ms WHERE false';
+  // Selected spans of unique-root trees, with the phases picked by any ancestor (anc_mask): the
+  // ancestors list of the span index joined with the selected spans, no recursion.
   await store.run(
-    `CREATE OR REPLACE TABLE trace_phase_ms AS
-     WITH sel AS (${selected}),
-     ordered AS (
-       SELECT *, max(end_ns) OVER (PARTITION BY root_node, bit ORDER BY start_ns, end_ns, node_id
-                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-       FROM sel
+    `CREATE OR REPLACE TEMP TABLE phase_sel AS
+     WITH tsel0 AS (
+       SELECT p.node_id, p.top_node AS root_node, p.phase_mask, p.start_ns, p.end_ns, p.duration_ms, p.ancestors
+       FROM span_phase p JOIN trace_roots r ON r.root_node_id = p.top_node
      ),
-     grouped AS (
-       SELECT *, sum(CASE WHEN prev_end IS NULL OR (prev_end - start_ns) <= ${granularityNs}::DOUBLE THEN 1 ELSE 0 END)
-                   OVER (PARTITION BY root_node, bit ORDER BY start_ns, end_ns, node_id ROWS UNBOUNDED PRECEDING) AS grp
-       FROM ordered
+     anc AS (
+       SELECT u.node_id, bit_or(a.phase_mask) AS anc_mask
+       FROM (SELECT node_id, unnest(ancestors) AS anc FROM tsel0 WHERE len(ancestors) > 0) u
+       JOIN span_phase a ON a.node_id = u.anc
+       GROUP BY u.node_id
      ),
-     groups AS (
-       SELECT root_node, bit, grp,
-              CASE WHEN count(*) = 1 THEN any_value(duration_ms) ELSE (max(end_ns) - min(start_ns)) / 1e6 END AS ms,
-              count(*) AS spans
-       FROM grouped GROUP BY root_node, bit, grp
+     tsel AS (
+       SELECT tsel0.* EXCLUDE (ancestors), coalesce(anc.anc_mask, 0::BIGINT) AS anc_mask FROM tsel0 LEFT JOIN anc USING (node_id)
      )
-     SELECT r.trace_id${columns.length > 0 ? ',\n ' + columns.join(',\n ') : ''},
-            coalesce(sum(g.spans) FILTER (WHERE g.spans > 1), 0)::BIGINT AS concurrent_phase_spans
-     FROM trace_roots r LEFT JOIN groups g ON g.root_node = r.root_node_id
-     WHERE r.root_candidates = 1
-     GROUP BY r.trace_id`,
-    params.values,
+     ${selected}`,
   );
 }
 
 /**
- * `trace_extras`: per unique-root trace, server TTFT, server-side ITL and output tokens, all from the
+ * The SELECT of trace_phase_ms (a CTE of root_breakdown, over phase_sel): per unique-root trace,
+ * root_node and one `<phase>_ms` column per phase, plus concurrent_phase_spans.
+ */
+export function tracePhasesSql(phases: readonly PhaseColumn[], options: AnalysisOptions, params: SqlParams): string {
+  const granularityNs = params.bind(options.timestampGranularityMs * 1e6);
+  const columns = phases.map((p) => `coalesce(g.${p.column}, 0)::DOUBLE AS ${p.column}`);
+  const pivot = phases.map((p) => `sum(ms) FILTER (WHERE k % 64 = ${p.bit}) AS ${p.column}`);
+  return `WITH sizes AS (SELECT k, count(*) AS n FROM phase_sel GROUP BY k),
+     single AS (
+       -- Most (root, phase) pairs have one top-most span: its exact duration, no window needed.
+       SELECT s.k, s.duration_ms AS ms, 1 AS spans FROM phase_sel s JOIN sizes USING (k) WHERE sizes.n = 1
+     ),
+     multi AS (SELECT s.* FROM phase_sel s JOIN sizes USING (k) WHERE sizes.n > 1),
+     ordered AS (
+       SELECT *, max(end_ns) OVER (PARTITION BY k ORDER BY start_ns, end_ns, node_id
+                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+       FROM multi
+     ),
+     grouped AS (
+       SELECT *, sum(CASE WHEN prev_end IS NULL OR (prev_end - start_ns) <= ${granularityNs}::DOUBLE THEN 1 ELSE 0 END)
+                   OVER (PARTITION BY k ORDER BY start_ns, end_ns, node_id ROWS UNBOUNDED PRECEDING) AS grp
+       FROM ordered
+     ),
+     groups AS (
+       SELECT k, CASE WHEN count(*) = 1 THEN any_value(duration_ms) ELSE (max(end_ns) - min(start_ns)) / 1e6 END AS ms,
+              count(*) AS spans
+       FROM grouped GROUP BY k, grp
+       UNION ALL SELECT * FROM single
+     ),
+     per_root AS (
+       SELECT k // 64 AS root_node${pivot.length > 0 ? ', ' + pivot.join(', ') : ''},
+              sum(spans) FILTER (WHERE spans > 1) AS concurrent_phase_spans
+       FROM groups GROUP BY k // 64
+     )
+     SELECT r.trace_id, r.root_node_id AS root_node${columns.length > 0 ? ',\n ' + columns.join(',\n ') : ''},
+            coalesce(g.concurrent_phase_spans, 0)::BIGINT AS concurrent_phase_spans
+     FROM trace_roots r LEFT JOIN per_root g ON g.root_node = r.root_node_id
+     WHERE r.root_candidates = 1`;
+}
+
+/**
+ * `trace_extras` (a CTE of root_breakdown): per unique-root trace, server TTFT, server-side ITL and output tokens, all from the
  * root's subtree.
  * - server TTFT: root start → the first `firstTokenEvent` span event; when no such event exists, the
  *   earliest end of a span named `firstTokenSpan`.
@@ -99,16 +119,14 @@ export async function buildTracePhases(store: QueryRunner, phases: readonly Phas
  *   (last − first) / (n − 1) over distinct event times (n ≥ 2); TTFT is excluded by construction.
  * - output tokens: Σ over the subtree of gen_ai.usage.output_tokens (or llm.output_tokens) per span.
  */
-export async function buildTraceExtras(store: QueryRunner, options: AnalysisOptions): Promise<void> {
-  const params = new SqlParams();
+export function traceExtrasSql(options: AnalysisOptions, params: SqlParams): string {
   const firstEvent = params.bind(options.firstTokenEvent);
   const firstSpan = params.bind(options.firstTokenSpan);
   const contentEvent = params.bind(options.contentEvent ?? null);
-  await store.run(
-    `CREATE OR REPLACE TABLE trace_extras AS
-     WITH ev AS (
-       SELECT DISTINCT e.trace_id, e.span_id, e.name, e.time_ns
-       FROM span_events e JOIN root_tree t ON t.trace_id = e.trace_id AND t.span_id = e.span_id
+  return `WITH roots AS (SELECT trace_id, root_node_id, root_start_ns FROM trace_roots WHERE root_candidates = 1),
+     ev AS (
+       SELECT r.trace_id, e.name, e.time_ns
+       FROM event_index e JOIN span_index s ON s.node_id = e.node_id JOIN roots r ON r.root_node_id = s.top_node
        WHERE e.name = ${firstEvent} OR e.name = ${contentEvent}
      ),
      ev_agg AS (
@@ -120,21 +138,17 @@ export async function buildTraceExtras(store: QueryRunner, options: AnalysisOpti
        FROM ev GROUP BY trace_id
      ),
      sp_agg AS (
-       SELECT root_node,
-              min(end_ns) FILTER (WHERE name = ${firstSpan}) AS first_token_span_end_ns,
-              sum(output_tokens) AS server_output_tokens
-       FROM root_tree GROUP BY root_node
+       SELECT top_node AS root_node, min(end_ns) AS first_token_span_end_ns
+       FROM span_index WHERE name = ${firstSpan} GROUP BY top_node
      )
-     SELECT r.trace_id,
+     SELECT r.trace_id, r.root_node_id AS root_node,
             (coalesce(ev_agg.first_token_ns, sp_agg.first_token_span_end_ns) - r.root_start_ns) / 1e6 AS server_ttft_ms,
             coalesce(ev_agg.content_events, 0)::BIGINT AS content_events,
             CASE WHEN ev_agg.content_events >= 2
                  THEN (ev_agg.last_content_ns - ev_agg.first_content_ns) / 1e6 / (ev_agg.content_events - 1) END AS server_itl_ms,
-            sp_agg.server_output_tokens
-     FROM trace_roots r
+            ti.output_tokens AS server_output_tokens
+     FROM roots r
      LEFT JOIN ev_agg USING (trace_id)
      LEFT JOIN sp_agg ON sp_agg.root_node = r.root_node_id
-     WHERE r.root_candidates = 1`,
-    params.values,
-  );
+     LEFT JOIN top_index ti ON ti.top_node = r.root_node_id`;
 }

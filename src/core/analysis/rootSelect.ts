@@ -2,48 +2,28 @@ import type { QueryRunner } from '../store/duckStore';
 import type { AnalysisOptions } from './options';
 import { phaseMaskSql } from './phaseSelect';
 import { SqlParams } from './sqlParams';
+import { validTraceIdSql } from './spanIndex';
 
-/** SQL boolean: a trace ID the join accepts (W3C: 32 lower-case hex digits, not all zero). */
-export function validTraceIdSql(expr: string): string {
-  return `coalesce(regexp_full_match(${expr}, '[0-9a-f]{32}') AND ${expr} <> '00000000000000000000000000000000', false)`;
-}
+export { validTraceIdSql };
 
 /**
- * `span_nodes`: one row per (trace_id, span_id) with the phase bits of each span.
+ * `span_phase`: the phase bits of every indexed span that some phase selector picks (spans no
+ * selector picks are left out: most are, and every later step only looks at selected spans), with the
+ * span's top_node (tree membership is an integer join), times and ancestors, so that the phase sums
+ * never go back to span_index.
  *
- * The same span exported twice (retries of the exporter, two overlapping export files; the public
- * otlp2jaeger sample has one) would otherwise count as two root candidates or twice in a phase, so
- * spans are de-duplicated on (trace_id, span_id), keeping the first loaded copy (lowest rowid: files
- * are appended in load order, lines in file order); node_id is that rowid. Spans without a
- * trace or span ID cannot take part in a tree and are left out (counted by the warnings).
- *
- * The parent link is resolved once here, by string IDs, into an integer `parent_node` (NULL when the
- * parent is not in the trace): the recursive walk then joins integers, which is several times faster
- * than joining (trace_id, span_id) strings at every level.
+ * The selectors are the one per-span evaluation that depends on the options; it runs over span_index
+ * (already de-duplicated), one pass, no joins.
  */
-export async function buildSpanNodes(store: QueryRunner, options: AnalysisOptions): Promise<void> {
+export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptions): Promise<void> {
   const params = new SqlParams();
   const mask = phaseMaskSql(options.phases, params);
   await store.run(
-    `CREATE OR REPLACE TABLE span_nodes AS
-     WITH keep AS (
-       -- First loaded copy of each (trace_id, span_id): a hash aggregate on the two IDs only. A
-       -- de-duplication window instead sorted every span column in 650k one-row partitions (5× slower).
-       SELECT min(rowid) AS node_id FROM spans
-       WHERE trace_id IS NOT NULL AND trace_id <> '' AND span_id IS NOT NULL AND span_id <> ''
-       GROUP BY trace_id, span_id
-     ),
-     d AS MATERIALIZED (
-       SELECT keep.node_id, s.trace_id, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id, s.name, s.kind,
-              s.service, s.start_ns, s.end_ns, s.duration_ms, s.status,
-              ${mask} AS phase_mask,
-              TRY_CAST(coalesce(map_extract_value(s.attributes, 'gen_ai.usage.output_tokens'),
-                                map_extract_value(s.attributes, 'llm.output_tokens')) AS DOUBLE) AS output_tokens
-       FROM spans s JOIN keep ON keep.node_id = s.rowid
-     )
-     SELECT d.*, p.node_id AS parent_node, p.node_id IS NULL AS parent_missing
-     FROM d LEFT JOIN (SELECT trace_id, span_id, node_id FROM d) p
-       ON p.trace_id = d.trace_id AND p.span_id = d.parent_span_id`,
+    `CREATE OR REPLACE TEMP TABLE span_phase AS
+     SELECT * FROM (
+       SELECT s.node_id, s.top_node, ${mask} AS phase_mask, s.start_ns, s.end_ns, s.duration_ms, s.ancestors
+       FROM span_index s
+     ) WHERE phase_mask <> 0`,
     params.values,
   );
 }
@@ -69,33 +49,33 @@ export async function buildTraceRoots(store: QueryRunner, options: AnalysisOptio
   if (options.root.spanName !== undefined) filters.push(`name = ${params.bind(options.root.spanName)}`);
   const eligible = filters.length === 0 ? 'true' : `coalesce(${filters.join(' AND ')}, false)`;
   await store.run(
-    `CREATE OR REPLACE TABLE trace_roots AS
+    `CREATE OR REPLACE TEMP TABLE trace_roots AS
      WITH n AS (
-       SELECT trace_id,
-              ${eligible} AND kind = 'SERVER' AND parent_missing AS server_candidate,
+       -- Both kinds of candidate have no parent in the trace, so only the top-most spans are looked at.
+       SELECT trace_no,
+              ${eligible} AND kind = 'SERVER' AS server_candidate,
               ${eligible} AND parent_span_id IS NULL AS top_candidate,
-              {node_id: node_id, span_id: span_id, start_ns: start_ns, end_ns: end_ns, duration_ms: duration_ms,
+              {node_id: top_node, span_id: span_id, start_ns: start_ns, end_ns: end_ns, duration_ms: duration_ms,
                status: status, service: service, name: name} AS r
-       FROM span_nodes
+       FROM top_index
      ),
      per_trace AS (
-       -- One hash aggregate over all spans: counts and (when unique) the candidate itself.
-       SELECT trace_id, count(*) AS span_count,
+       SELECT trace_no,
               count(*) FILTER (WHERE server_candidate) AS server_candidates,
               count(*) FILTER (WHERE top_candidate) AS top_candidates,
               any_value(r) FILTER (WHERE server_candidate) AS server_root,
               any_value(r) FILTER (WHERE top_candidate) AS top_root
-       FROM n GROUP BY trace_id
+       FROM n GROUP BY trace_no
      ),
      chosen AS (
-       SELECT trace_id, span_count,
-              CASE WHEN server_candidates > 0 THEN server_candidates ELSE top_candidates END AS candidates,
-              server_candidates = 0 AND top_candidates > 0 AS fallback,
-              CASE WHEN server_candidates > 0 THEN server_root ELSE top_root END AS r
-       FROM per_trace
+       SELECT t.trace_no, t.trace_id, t.valid, t.span_count,
+              CASE WHEN coalesce(server_candidates, 0) > 0 THEN server_candidates ELSE coalesce(top_candidates, 0) END AS candidates,
+              coalesce(server_candidates = 0 AND top_candidates > 0, false) AS fallback,
+              CASE WHEN coalesce(server_candidates, 0) > 0 THEN server_root ELSE top_root END AS r
+       FROM trace_index t LEFT JOIN per_trace USING (trace_no)
      )
      SELECT trace_id,
-            ${validTraceIdSql('trace_id')} AS valid,
+            valid,
             span_count,
             candidates::BIGINT AS root_candidates,
             CASE WHEN candidates = 1 THEN r.span_id END AS root_span_id,
@@ -107,8 +87,9 @@ export async function buildTraceRoots(store: QueryRunner, options: AnalysisOptio
             CASE WHEN candidates = 1 THEN r.service END AS root_service,
             CASE WHEN candidates = 1 THEN r.name END AS root_name,
             candidates = 0 AS has_spans_without_root,
-            fallback AS root_fallback
-     FROM chosen`,
+            fallback AS root_fallback,
+            trace_no
+     FROM chosen ORDER BY trace_no`,
     params.values,
   );
 }

@@ -16,7 +16,7 @@ interface WaterfallRow extends Record<string, unknown> {
 }
 
 /**
- * All spans of one trace (de-duplicated span_nodes), for the waterfall: times in ms relative to the
+ * All spans of one trace (de-duplicated span_index, phases from span_phase), for the waterfall: times in ms relative to the
  * root start (or the trace's earliest span when it has no unique root), depth from the top, ordered
  * depth-first by start. The root comes first; fragments not under the root (lost parents) follow, each
  * from its own top-most span, so nothing the export holds is hidden.
@@ -31,7 +31,10 @@ export async function traceWaterfall(
   phases: readonly PhaseColumn[],
 ): Promise<WaterfallSpan[]> {
   const rows = await store.all<WaterfallRow>(
-    `WITH RECURSIVE t AS (SELECT * FROM span_nodes WHERE trace_id = $1),
+    `WITH RECURSIVE t AS (
+       SELECT s.*, coalesce(p.phase_mask, 0::BIGINT) AS phase_mask
+       FROM span_index s LEFT JOIN span_phase p USING (node_id) WHERE s.trace_id = $1
+     ),
      base AS (
        SELECT coalesce((SELECT start_ns FROM t WHERE span_id = $2), (SELECT min(start_ns) FROM t)) AS base_ns
      ),
