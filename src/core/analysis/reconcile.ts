@@ -115,18 +115,8 @@ function reconcileNotes(r: ReconcileRow): string[] {
   return notes;
 }
 
-interface SlowRow extends Record<string, unknown> {
-  trace_id: string;
-  outcome: string;
-  start_ms: number | null;
-  client_total_ms: number | null;
-  server_root_ms: number | null;
-  network_envelope_ms: number | null;
-  transport_setup_ms: number | null;
-  unattributed_server_ms: number | null;
-  client_ttft_ms: number | null;
-  server_ttft_ms: number | null;
-}
+/** A slow-trace row as SQL returns it: the TraceBreakdown figures, with phases still as `<phase>_ms` columns. */
+type SlowRow = Omit<TraceBreakdown, 'phases'> & Record<string, unknown>;
 
 /** The slowest matched successful requests by client_total_ms (ties by row order). */
 export async function slowTraces(store: QueryRunner, options: AnalysisOptions, limit: number): Promise<TraceBreakdown[]> {
