@@ -17,7 +17,8 @@ export interface ExtractResult {
   spansSeconds: number;
 }
 
-const MAX_OBJECT = 256 * 1024 * 1024;
+/** DuckDB's default; 256 MiB made it allocate 512 MiB read buffers and run out of memory at 100k. */
+const MAX_OBJECT = 16 * 1024 * 1024;
 
 /** k6 http_req_duration Points: trace_id + value. */
 function k6Sql(path: ExtractPath): string {

@@ -23,6 +23,8 @@ export interface ChildResult {
   method: Method;
   wallSeconds: number;
   maxRssMB: number;
+  /** User + system CPU of the whole process (all DuckDB threads): a figure the machine's load does not inflate much. */
+  cpuSeconds?: number;
   /** Envelope p95 the method computed (load, script) or that the reanalysis reported. */
   envelopeP95?: number;
   envelopeN?: number;
@@ -175,7 +177,8 @@ async function main(): Promise<void> {
   else if (method === 'extract') result = await runExtract(dir, threads, mem, (k6Path ?? 'typed') as ExtractPath, (spanPath ?? 'objects') as ExtractPath);
   else if (method === 'script') result = await runScript(dir);
   else throw new Error(`unknown method '${method}'`);
-  const out: ChildResult = { ...result, maxRssMB: process.resourceUsage().maxRSS / 1024 };
+  const usage = process.resourceUsage();
+  const out: ChildResult = { ...result, maxRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

@@ -51,10 +51,12 @@ export async function measureActivation(repoRoot: string): Promise<ActivationRes
   Module._resolveFilename = function resolve(request: string, ...rest: unknown[]): string {
     return request === 'vscode' ? 'vscode' : original.call(this, request, ...rest);
   };
-  // esbuild's __toESM copies the module's own keys, so the fake must list the names the bundle uses.
+  // esbuild's __toESM copies the module's own keys, so the fake lists every top-level name of the
+  // VS Code API (from @types/vscode), whatever the bundle's (possibly minified) variable names are.
   const entry = path.join(repoRoot, 'dist', 'extension.js');
   const exportsObject: Record<string, unknown> = {};
-  for (const m of readFileSync(entry, 'utf8').matchAll(/\b(?:import_)?vscode\d*\.([A-Za-z_$][\w$]*)/g)) {
+  const api = readFileSync(path.join(repoRoot, 'node_modules', '@types', 'vscode', 'index.d.ts'), 'utf8');
+  for (const m of api.matchAll(/^\s*export (?:namespace|class|enum|function|const|let|var) ([A-Za-z_$][\w$]*)/gm)) {
     exportsObject[m[1]] ??= anything(`vscode.${m[1]}`, registered);
   }
   const fakeModule = { id: 'vscode', filename: 'vscode', loaded: true, exports: exportsObject };

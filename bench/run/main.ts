@@ -18,6 +18,7 @@ import { loadAverage, machineLines, ratioLine, resultsMarkdown, table, type Meas
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const OUT_BENCH = path.join(REPO, 'out', 'bench');
 const TOLERANCE_MS = 1e-6;
+const failures: string[] = [];
 
 interface BenchArgs {
   sizes: Size[];
@@ -93,12 +94,21 @@ async function benchSize(size: Size, a: BenchArgs): Promise<SizeSummary> {
   const rows: Measurement[] = [];
   for (const method of a.methods) {
     if (method === 'load') for (const f of [db, `${db}.wal`]) rmSync(f, { force: true });
-    if (method === 'reanalyze' && !existsSync(db)) continue;
+    // Re-analysis needs the database a successful (a) wrote: a failed load leaves a partial one.
+    if (method === 'reanalyze' && (!existsSync(db) || (a.methods.includes('load') && !rows.some((r) => r.result.method === 'load')))) continue;
     const loadAvg = loadAverage();
     log(`${size}: ${method} … (load average ${loadAvg})`);
-    const result = await runChild(method, dir, db, a);
-    log(`${size}: ${method} ${result.wallSeconds.toFixed(2)} s, peak RSS ${result.maxRssMB.toFixed(0)} MB`);
-    rows.push({ size, inputBytes, loadAvg, result });
+    try {
+      const result = await runChild(method, dir, db, a);
+      log(`${size}: ${method} ${result.wallSeconds.toFixed(2)} s, peak RSS ${result.maxRssMB.toFixed(0)} MB`);
+      rows.push({ size, inputBytes, loadAvg, result });
+    } catch (err) {
+      // A failed method (e.g. out of memory at 1M) is reported in the table, not allowed to lose the others.
+      const message = err instanceof Error ? err.message : String(err);
+      log(`${size}: ${method} FAILED: ${message.split('\n').slice(0, 3).join(' ')}`);
+      failures.push(`${size} ${method}: ${message.split('\n')[0].slice(0, 300)}`);
+      writeFileSync(path.join(OUT_BENCH, `failure-${size}-${method}.txt`), message);
+    }
   }
   const expected = (JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as { matched_succeeded: { network_envelope_ms: { p95: number } } })
     .matched_succeeded.network_envelope_ms.p95;
@@ -140,17 +150,21 @@ async function main(): Promise<void> {
   const a = parseBenchArgs(process.argv.slice(2));
   log(`phasewise bench: sizes ${a.sizes.join(', ')}; DuckDB threads ${a.threads}, memory_limit ${a.memoryLimit}`);
   const summaries: SizeSummary[] = [];
-  for (const size of a.sizes) summaries.push(await benchSize(size, a));
-  const editor = await editorFigures();
   const machine = machineLines(duckdbVersion());
+  const command = `npm run bench -- --sizes ${a.sizes.join(',')}`;
+  for (const size of a.sizes) {
+    summaries.push(await benchSize(size, a));
+    // Written after each size so that a long 1M run leaves the smaller sizes' results behind.
+    writeFileSync(a.results, resultsMarkdown(summaries, machine, ['(editor figures follow at the end of the run)', ...failures], command));
+  }
+  const editor = [...(await editorFigures()), ...failures.map((f) => `- FAILED: ${f}`)];
   log('');
   for (const line of [...machine, '', ...table(summaries), '', ...summaries.map((s) => `${s.size}: ${ratioLine(s)}`), '', ...editor]) log(line);
   for (const s of summaries) log(`${s.size}: envelope p95 ${s.envelope.ok ? 'OK' : 'MISMATCH'}: ${s.envelope.note}`);
-  const command = `npm run bench -- --sizes ${a.sizes.join(',')}`;
   writeFileSync(a.results, resultsMarkdown(summaries, machine, editor, command));
   log(`wrote ${path.relative(REPO, a.results)}`);
-  if (summaries.some((s) => !s.envelope.ok)) {
-    process.stderr.write('envelope p95 mismatch between methods (see above)\n');
+  if (summaries.some((s) => !s.envelope.ok) || failures.length > 0) {
+    process.stderr.write('envelope p95 mismatch between methods, or a method failed (see above)\n');
     process.exit(1);
   }
 }

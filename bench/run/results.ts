@@ -55,14 +55,16 @@ export function ratioLine(s: SizeSummary): string {
 /** Markdown table (also readable on the console). */
 export function table(summaries: SizeSummary[]): string[] {
   const lines = [
-    '| size | input MB | method | wall s | peak RSS MB | input MB/s | load avg (1/5/15 min) |',
-    '|---|---:|---|---:|---:|---:|---|',
+    '| size | input MB | method | wall s | peak RSS MB | input MB/s | CPU s | input MB per CPU s | load avg (1/5/15 min) |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---|',
   ];
   for (const s of summaries) {
     const mb = s.inputBytes / 1e6;
     for (const m of s.rows) {
       const r = m.result;
-      lines.push(`| ${s.size} | ${mb.toFixed(0)} | ${METHOD_LABELS[r.method]} | ${r.wallSeconds.toFixed(2)} | ${r.maxRssMB.toFixed(0)} | ${(mb / r.wallSeconds).toFixed(1)} | ${m.loadAvg} |`);
+      const cpu = r.cpuSeconds !== undefined ? r.cpuSeconds.toFixed(1) : 'n/a';
+      const perCpu = r.cpuSeconds !== undefined ? (mb / r.cpuSeconds).toFixed(1) : 'n/a';
+      lines.push(`| ${s.size} | ${mb.toFixed(0)} | ${METHOD_LABELS[r.method]} | ${r.wallSeconds.toFixed(2)} | ${r.maxRssMB.toFixed(0)} | ${(mb / r.wallSeconds).toFixed(1)} | ${cpu} | ${perCpu} | ${m.loadAvg} |`);
     }
   }
   return lines;
@@ -84,7 +86,9 @@ export function resultsMarkdown(summaries: SizeSummary[], machine: string[], edi
     'process; peak RSS is that process\'s maxRSS. (b) re-analyses the database file written by (a) with a',
     'different contract (10 s windows, another gate set) without re-parsing; its MB/s is the input size',
     'over its wall time. The load average is read just before each measurement: on a shared 2-core machine',
-    'it is the honest caveat beside every figure.',
+    'it is the honest caveat beside every figure. CPU s is the process\'s user + system time (all threads);',
+    'input MB per CPU s is the throughput the load of other processes inflates least (wall ≈ CPU / 2 on an idle',
+    '2-core machine when DuckDB keeps both cores busy).',
     '',
     ...table(summaries),
     '',
