@@ -21,9 +21,9 @@ export interface BreakdownInfo {
  * trace_roots → root_tree (view) → phase_sel → root_breakdown (with the trace_phase_ms and
  * trace_extras CTEs) → request_breakdown. Every table is CREATE OR REPLACE, so re-analysis with other
  * options (phase mapping, root service, granularity) rebuilds from the loaded run without re-parsing
- * any file. The per-options tables are TEMP (in memory, this connection): writing them to the database
- * file cost more than computing them, and they are rebuilt on every re-analysis anyway; only the span
- * index, which is worth keeping across sessions, is persisted.
+ * any file. The per-options tables live in the database (a file with `--db`), stamped in
+ * breakdown_meta with the options they depend on: a later re-analysis that changes only windows, gates
+ * or slow-trace ordering reuses them (ensureBreakdown) instead of rebuilding (≈ 2.5 s CPU at 100k).
  */
 export async function buildBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
   const phases = phaseColumns(options.phases);
@@ -34,7 +34,7 @@ export async function buildBreakdown(store: QueryRunner, options: AnalysisOption
   await buildPhaseSelection(store, phases);
   await buildRootBreakdown(store, phases, options);
   await buildRequestBreakdown(store, phases);
-  await store.run(`CREATE OR REPLACE TEMP TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_ROWS_SQL}`, [
+  await store.run(`CREATE OR REPLACE TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_ROWS_SQL}`, [
     breakdownOptionsKey(options),
   ]);
   const warnings = await collectBreakdownWarnings(store, options);
@@ -55,19 +55,26 @@ export function breakdownOptionsKey(options: AnalysisOptions): string {
 
 /** Row counts of the loaded tables: files loaded after the breakdown make it stale. */
 const LOADED_ROWS_SQL =
-  '(SELECT count(*) FROM client_requests) AS client_rows, (SELECT count(*) FROM spans) AS span_rows, (SELECT count(*) FROM span_events) AS event_rows';
+  '(SELECT count(*) FROM sources) AS source_rows, (SELECT count(*) FROM client_requests) AS client_rows, (SELECT count(*) FROM spans) AS span_rows, (SELECT count(*) FROM span_events) AS event_rows';
 
-/** Builds the breakdown tables unless they already exist for these options and these loaded rows. */
-export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<void> {
+/**
+ * Builds the breakdown tables unless they already exist for these options and these loaded rows; in
+ * that case only the warnings are recomputed (one pass over request_breakdown).
+ */
+export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
   const existing = await store.all<{ n: number }>(
-    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'breakdown_meta' AND table_catalog = 'temp'",
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'breakdown_meta'",
   );
   if (existing[0].n > 0) {
     const [meta] = await store.all<{ options_key: string; fresh: boolean }>(
-      `SELECT m.options_key, (m.client_rows, m.span_rows, m.event_rows) = (now.client_rows, now.span_rows, now.event_rows) AS fresh
+      `SELECT m.options_key,
+              (m.source_rows, m.client_rows, m.span_rows, m.event_rows) = (now.source_rows, now.client_rows, now.span_rows, now.event_rows) AS fresh
        FROM breakdown_meta m, (SELECT ${LOADED_ROWS_SQL}) now`,
     );
-    if (meta?.options_key === breakdownOptionsKey(options) && meta.fresh) return;
+    if (meta?.options_key === breakdownOptionsKey(options) && meta.fresh) {
+      const warnings = await collectBreakdownWarnings(store, options);
+      return { phaseColumns: phaseColumns(options.phases).map((p) => p.column), warnings };
+    }
   }
-  await buildBreakdown(store, options);
+  return buildBreakdown(store, options);
 }

@@ -17,7 +17,7 @@ export async function buildRootBreakdown(store: QueryRunner, phases: readonly Ph
   const phaseCols = phases.map((p) => `p.${p.column}`);
   const sum = phaseCols.length > 0 ? phaseCols.join(' + ') : '0';
   await store.run(
-    `CREATE OR REPLACE TEMP TABLE root_breakdown AS
+    `CREATE OR REPLACE TABLE root_breakdown AS
      WITH trace_phase_ms AS (${tracePhases}),
      trace_extras AS (${traceExtras})
      SELECT r.trace_id, r.server_root_ms${phaseCols.length > 0 ? ', ' + phaseCols.join(', ') : ''},
@@ -52,7 +52,7 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
             THEN b.${generation.column} / coalesce(j.output_tokens, b.server_output_tokens) END`
     : 'NULL::DOUBLE';
   await store.run(
-    `CREATE OR REPLACE TEMP TABLE request_breakdown AS
+    `CREATE OR REPLACE TABLE request_breakdown AS
      WITH j AS (
        -- The client columns are read live from client_requests; the options-independent flags come
        -- from client_index row by row (POSITIONAL JOIN, same loaded order), the trace by integer key.

@@ -16,7 +16,7 @@ import { SqlParams } from './sqlParams';
  */
 export async function buildRootTree(store: QueryRunner): Promise<void> {
   await store.run(
-    `CREATE OR REPLACE TEMP VIEW root_tree AS
+    `CREATE OR REPLACE VIEW root_tree AS
      SELECT r.root_node_id AS root_node, s.node_id, s.trace_id, s.span_id, s.name, s.depth,
             coalesce(p.phase_mask, 0::BIGINT) AS phase_mask, s.start_ns, s.end_ns, s.duration_ms, s.output_tokens
      FROM trace_roots r JOIN span_index s ON s.top_node = r.root_node_id
@@ -51,7 +51,7 @@ export async function buildPhaseSelection(store: QueryRunner, phases: readonly P
   // Selected spans of unique-root trees, with the phases picked by any ancestor (anc_mask): the
   // ancestors list of the span index joined with the selected spans, no recursion.
   await store.run(
-    `CREATE OR REPLACE TEMP TABLE phase_sel AS
+    `CREATE OR REPLACE TABLE phase_sel AS
      WITH tsel0 AS (
        SELECT p.node_id, p.top_node AS root_node, p.phase_mask, p.start_ns, p.end_ns, p.duration_ms, p.ancestors
        FROM span_phase p JOIN trace_roots r ON r.root_node_id = p.top_node

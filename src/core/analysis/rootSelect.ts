@@ -19,7 +19,7 @@ export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptio
   const params = new SqlParams();
   const mask = phaseMaskSql(options.phases, params);
   await store.run(
-    `CREATE OR REPLACE TEMP TABLE span_phase AS
+    `CREATE OR REPLACE TABLE span_phase AS
      SELECT * FROM (
        SELECT s.node_id, s.top_node, ${mask} AS phase_mask, s.start_ns, s.end_ns, s.duration_ms, s.ancestors
        FROM span_index s
@@ -49,7 +49,7 @@ export async function buildTraceRoots(store: QueryRunner, options: AnalysisOptio
   if (options.root.spanName !== undefined) filters.push(`name = ${params.bind(options.root.spanName)}`);
   const eligible = filters.length === 0 ? 'true' : `coalesce(${filters.join(' AND ')}, false)`;
   await store.run(
-    `CREATE OR REPLACE TEMP TABLE trace_roots AS
+    `CREATE OR REPLACE TABLE trace_roots AS
      WITH n AS (
        -- Both kinds of candidate have no parent in the trace, so only the top-most spans are looked at.
        SELECT trace_no,
