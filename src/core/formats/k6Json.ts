@@ -33,6 +33,15 @@ const STAGED_POINTS = `
          doc->'$.data.metadata' AS metadata
   FROM k6_lines`;
 
+/**
+ * The tags finishK6 uses, after the trace-ID tag, in the order groupsSql indexes them (t[2]…t[9]).
+ * One multi-path json_extract_string parses each group's tags once; nine `->>` parsed them nine
+ * times (100k-request file, 2 shared cores: ≈2.5 s vs ≈3.5 s CPU for the grouping statement, best of 5).
+ */
+const TAG_PATHS = ['status', 'error_code', 'route', 'model_class', 'scenario', 'method', 'url', 'session_id']
+  .map((t) => `'$.${t}'`)
+  .join(', ');
+
 /** Groups the Points of `points` into k6_groups (see k6Requests.ts); `tagParam` binds the trace-ID tag's JSON path. */
 function groupsSql(points: string, tagParam: string): string {
   return `
@@ -43,13 +52,12 @@ WITH g AS (
   FROM (${points}) p
   WHERE type = 'Point' AND ${keptMetricSql('metric')}
   GROUP BY pt_time, tags, metadata)
-SELECT g.* EXCLUDE (pt_time, tags, metadata),
+SELECT g.* EXCLUDE (pt_time, tags, metadata, t),
        epoch_ns(CAST(pt_time AS TIMESTAMP_NS)) / 1e6 AS end_ms,
-       nullif(lower(trim(coalesce(metadata->>'$.trace_id', tags->>${tagParam}))), '') AS trace_id,
-       TRY_CAST(tags->>'$.status' AS INTEGER) AS status, TRY_CAST(tags->>'$.error_code' AS INTEGER) AS error_code,
-       tags->>'$.route' AS route, tags->>'$.model_class' AS model_class, tags->>'$.scenario' AS scenario,
-       tags->>'$.method' AS method, tags->>'$.url' AS url, tags->>'$.session_id' AS session_id
-FROM g`;
+       nullif(lower(trim(coalesce(metadata->>'$.trace_id', t[1]))), '') AS trace_id,
+       TRY_CAST(t[2] AS INTEGER) AS status, TRY_CAST(t[3] AS INTEGER) AS error_code,
+       t[4] AS route, t[5] AS model_class, t[6] AS scenario, t[7] AS method, t[8] AS url, t[9] AS session_id
+FROM (SELECT *, json_extract_string(tags, [${tagParam}, ${TAG_PATHS}]) AS t FROM g) g`;
 }
 
 export async function readK6Json(ctx: ReaderContext): Promise<ReaderResult> {
