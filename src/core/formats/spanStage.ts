@@ -61,14 +61,28 @@ export async function finishSpans(ctx: ReaderContext, table: string, options: Fi
   const t = assertIdentifier(table);
   const key =
     options.dedupe === 'span-id' ? 'trace_id, span_id' : 'trace_id, span_id, kind, service, start_ns, end_ns';
+  // Why a first, cheap count: the window functions below (four partitionings of every row) were
+  // nearly all of the cost of the checks (bench 100k run, 690k spans: 2.0–2.2 CPU s with them,
+  // 0.5–0.6 s for this count plus the plain aggregate), and real exports rarely repeat a span.
+  // When every (trace_id, span_id) is distinct, no key has copies (the 'exact' key contains it), so
+  // every row is the first and only one of its key and of its ID: the windowed values are all 1 and
+  // the same checks run as one plain aggregate.
+  const [ids] = await ctx.store.all<{ rows: number; distinct_ids: number }>(
+    `SELECT count(*) AS rows, count(DISTINCT (trace_id, span_id)) AS distinct_ids
+     FROM ${t} WHERE trace_id IS NOT NULL AND span_id IS NOT NULL`,
+  );
+  const windows =
+    ids.rows === ids.distinct_ids
+      ? `1 AS copies, 1 AS variants, 1 AS same_id, 1 AS nth`
+      : `count(*) OVER (PARTITION BY ${key}) AS copies,
+              count(DISTINCT kind || coalesce(service, '') || start_ns || '/' || end_ns) OVER (PARTITION BY trace_id, span_id) AS variants,
+              count(*) OVER (PARTITION BY trace_id, span_id) AS same_id,
+              row_number() OVER (PARTITION BY ${key} ORDER BY line) AS nth`;
   // One pass over the stage computes every check; the windows see rows with both IDs only.
   const [s] = await ctx.store.all<StageStats>(
     `WITH k AS (
        SELECT line, trace_id, span_id, start_ns, end_ns,
-              count(*) OVER (PARTITION BY ${key}) AS copies,
-              count(DISTINCT kind || coalesce(service, '') || start_ns || '/' || end_ns) OVER (PARTITION BY trace_id, span_id) AS variants,
-              count(*) OVER (PARTITION BY trace_id, span_id) AS same_id,
-              row_number() OVER (PARTITION BY ${key} ORDER BY line) AS nth
+              ${windows}
        FROM ${t} WHERE trace_id IS NOT NULL AND span_id IS NOT NULL)
      SELECT (SELECT count(*) FROM ${t}) AS total,
             (SELECT count(*) FROM ${t} WHERE trace_id IS NULL OR span_id IS NULL) AS no_id,
