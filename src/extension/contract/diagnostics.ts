@@ -57,6 +57,9 @@ export function registerContractDiagnostics(context: vscode.ExtensionContext, lo
     }),
     { dispose: () => timers.forEach((t) => clearTimeout(t)) },
   );
-  vscode.workspace.textDocuments.forEach(validate);
+  // Contracts already open are validated after activation returns: the first validation loads the core
+  // bundle (yaml + ajv), which must not count against activation (DESIGN §6: ≤ 50 ms).
+  const initial = setTimeout(() => vscode.workspace.textDocuments.forEach(validate), 0);
+  context.subscriptions.push({ dispose: () => clearTimeout(initial) });
   return collection;
 }

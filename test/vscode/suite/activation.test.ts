@@ -12,8 +12,13 @@ suite('activation', () => {
     const before = duckdbInProcess();
     assert.deepStrictEqual(before, { modules: [], nativeLibs: [] }, 'DuckDB was loaded before Phasewise activated');
     if (ext.isActive) {
-      metrics.activationMs = null;
-      metrics.activationNote = 'already active when the suite started (an activation event fired at start-up)';
+      // An activation event (a contract in the workspace) fired at start-up: use the figures the
+      // extension measured itself (activate() itself, and the host's gap between loading and calling it).
+      const api = ext.exports as { activationMs?: unknown; hostGapMs?: unknown } | undefined;
+      assert.strictEqual(typeof api?.activationMs, 'number', 'activate() returns { activationMs }');
+      metrics.activationMs = Math.round((api?.activationMs as number) * 100) / 100;
+      metrics.activationWithinTarget50ms = metrics.activationMs <= 50;
+      metrics.activationNote = `active at start-up (activation event); activate() measured inside the extension; the host took ${Math.round(Number(api?.hostGapMs))} ms between loading the module and calling activate()`;
     } else {
       const t0 = performance.now();
       await ext.activate();
