@@ -3,28 +3,7 @@ import { InputError } from '../../../src/core/errors';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { fixture } from '../../helpers/paths';
-
-/** Span-table figures for one source, computed in SQL the way the analysis will read them. */
-interface SpanFigures {
-  spans: number;
-  traces: number;
-  roots: number;
-  services: number;
-  events: number;
-}
-
-async function figures(store: DuckStore, sourceId: number): Promise<SpanFigures> {
-  const [row] = await store.all<{ spans: number; traces: number; roots: number; services: number; events: number }>(
-    `SELECT count(*) AS spans, count(DISTINCT trace_id) AS traces,
-            count(*) FILTER (WHERE parent_span_id IS NULL OR NOT EXISTS (
-              SELECT 1 FROM spans p WHERE p.source_id = s.source_id AND p.trace_id = s.trace_id AND p.span_id = s.parent_span_id)) AS roots,
-            count(DISTINCT service) AS services,
-            (SELECT count(*) FROM span_events e WHERE e.source_id = $1) AS events
-     FROM spans s WHERE source_id = $1`,
-    [sourceId],
-  );
-  return row;
-}
+import { spanFigures as figures, type SpanFigures } from '../../helpers/spanFigures';
 
 async function issues(store: DuckStore, sourceId: number): Promise<{ line: number | null; severity: string; code: string; message: string }[]> {
   return store.all(`SELECT line, severity, code, message FROM load_issues WHERE source_id = $1 ORDER BY line, code`, [sourceId]);
