@@ -1,3 +1,5 @@
+import { UNIT_MS } from '../core/contract/durations';
+
 /**
  * A small argv parser for the phasewise commands. Flags may take several values (`--run a.ndjson
  * b.ndjson`: every following argument up to the next `--flag`), may repeat, and accept `--flag=value`.
@@ -104,13 +106,11 @@ export function flagPositiveInt(args: ParsedArgs, name: string): number | undefi
   return Number(raw);
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /** `250ms`, `30s`, `10m`, `1h` or a bare number of ms → ms. */
 export function parseDurationMs(text: string, what: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
   if (!match) throw new UsageError(`${what} expects a duration such as 250ms, 30s or 10m, got '${text}'`);
-  const ms = Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'];
+  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 'ms'];
   if (!(ms > 0)) throw new UsageError(`${what} must be longer than 0, got '${text}'`);
   return ms;
 }

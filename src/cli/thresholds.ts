@@ -3,6 +3,7 @@
  * for the verdict (DESIGN §2), so it follows from the figure, never from the user's wording.
  */
 import type { GateCategory, GateSpec, GateStat, PhaseDefinition } from '../core/analysis/options';
+import { UNIT_MS } from '../core/contract/durations';
 import { UsageError } from './args';
 
 const STATS: readonly GateStat[] = ['p50', 'p95', 'p99', 'mean', 'max', 'value', 'share'];
@@ -46,7 +47,6 @@ export function knownMetrics(phases: readonly PhaseDefinition[]): string[] {
 }
 
 const PATTERN = /^\s*([a-z][a-z0-9_]*)\.([a-z0-9]+)\s*(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(ms|s|m|%)?\s*$/i;
-const UNIT_SCALE: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
 /** Parses one `--threshold` value; throws UsageError naming what was expected. */
 export function parseThreshold(text: string, phases: readonly PhaseDefinition[]): GateSpec {
@@ -65,7 +65,7 @@ export function parseThreshold(text: string, phases: readonly PhaseDefinition[])
   if (unit === '%') limit /= 100;
   else if (unit) {
     if (!metric.endsWith('_ms')) throw new UsageError(`--threshold '${text}': ${metric} is not a duration, drop the '${unit}'`);
-    limit *= UNIT_SCALE[unit.toLowerCase()];
+    limit *= UNIT_MS[unit.toLowerCase()];
   }
   const gate: GateSpec = {
     id: `threshold.${metric}.${stat}`,

@@ -7,7 +7,8 @@ export type DurationParse =
   | { ok: true; ms: number; unitless: boolean }
   | { ok: false; reason: string };
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** Milliseconds per duration unit: the one table for contracts and the CLI's `--window` / `--threshold`. */
+export const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
 
 /** Parses a duration value; numbers and bare numeric strings are milliseconds (`unitless: true`). */
