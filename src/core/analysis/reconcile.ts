@@ -4,6 +4,7 @@ import type { AnalysisOptions } from './options';
 import { phaseColumns, type PhaseColumn } from './phaseSelect';
 import type { TraceBreakdown, WaterfallSpan } from './report';
 import { traceWaterfall } from './traceWaterfall';
+import { validTraceIdSql } from './spanIndex';
 
 /** One request seen from both sides, for `phasewise reconcile` and the waterfall panel. */
 export interface TraceReconciliation {
@@ -56,7 +57,7 @@ export async function reconcileTrace(
      ),
      cnt AS (SELECT count(*) AS client_rows FROM request_breakdown WHERE trace_id = $1)
      SELECT cnt.client_rows,
-            coalesce(q.trace_valid, regexp_full_match($1, '[0-9a-f]{32}') AND $1 <> repeat('0', 32)) AS trace_valid,
+            coalesce(q.trace_valid, ${validTraceIdSql('$1')}) AS trace_valid,
             q.outcome, q.start_ms, q.client_total_ms, q.transport_setup_ms, q.client_ttft_ms, q.matched,
             tr.span_count, tr.root_candidates, tr.root_span_id, tr.root_fallback, tr.root_start_ns / 1e6 AS root_start_ms,
             tr.server_root_ms, rb.unattributed_server_ms, rb.server_ttft_ms,
