@@ -5,7 +5,7 @@ import type { AnalysisOptions } from './options';
 import { phaseColumns } from './phaseSelect';
 import { buildPhaseSelection, buildRootTree } from './phaseTimes';
 import { buildSpanPhases, buildTraceRoots } from './rootSelect';
-import { ensureSpanIndex } from './spanIndex';
+import { ensureSpanIndex, LOADED_RUN_STAMP_SQL, loadedRunStampRow } from './spanIndex';
 
 /** What buildBreakdown produced besides its tables. */
 export interface BreakdownInfo {
@@ -27,6 +27,8 @@ export interface BreakdownInfo {
  */
 export async function buildBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
   const phases = phaseColumns(options.phases);
+  // A build that fails half-way must not leave an earlier stamp describing the half-rebuilt tables.
+  await store.run('DROP TABLE IF EXISTS breakdown_meta');
   await ensureSpanIndex(store);
   await buildSpanPhases(store, options);
   await buildTraceRoots(store, options);
@@ -34,7 +36,7 @@ export async function buildBreakdown(store: QueryRunner, options: AnalysisOption
   await buildPhaseSelection(store, phases);
   await buildRootBreakdown(store, phases, options);
   await buildRequestBreakdown(store, phases);
-  await store.run(`CREATE OR REPLACE TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_ROWS_SQL}`, [
+  await store.run(`CREATE OR REPLACE TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_RUN_STAMP_SQL}`, [
     breakdownOptionsKey(options),
   ]);
   const warnings = await collectBreakdownWarnings(store, options);
@@ -53,23 +55,19 @@ export function breakdownOptionsKey(options: AnalysisOptions): string {
   });
 }
 
-/** Row counts of the loaded tables: files loaded after the breakdown make it stale. */
-const LOADED_ROWS_SQL =
-  '(SELECT count(*) FROM sources) AS source_rows, (SELECT count(*) FROM client_requests) AS client_rows, (SELECT count(*) FROM spans) AS span_rows, (SELECT count(*) FROM span_events) AS event_rows';
-
 /**
  * Builds the breakdown tables unless they already exist for these options and these loaded rows; in
  * that case only the warnings are recomputed (one pass over request_breakdown).
  */
 export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
   const existing = await store.all<{ n: number }>(
-    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'breakdown_meta'",
+    // Looks for a stamp column: a meta table written with an older stamp means rebuild.
+    "SELECT count(*) AS n FROM information_schema.columns WHERE table_name = 'breakdown_meta' AND column_name = 'sources_key'",
   );
   if (existing[0].n > 0) {
     const [meta] = await store.all<{ options_key: string; fresh: boolean }>(
-      `SELECT m.options_key,
-              (m.source_rows, m.client_rows, m.span_rows, m.event_rows) = (now.source_rows, now.client_rows, now.span_rows, now.event_rows) AS fresh
-       FROM breakdown_meta m, (SELECT ${LOADED_ROWS_SQL}) now`,
+      `SELECT m.options_key, ${loadedRunStampRow('m')} = ${loadedRunStampRow('now')} AS fresh
+       FROM breakdown_meta m, (SELECT ${LOADED_RUN_STAMP_SQL}) now`,
     );
     if (meta?.options_key === breakdownOptionsKey(options) && meta.fresh) {
       const warnings = await collectBreakdownWarnings(store, options);

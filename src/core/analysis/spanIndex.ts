@@ -29,14 +29,19 @@ export function validTraceIdSql(expr: string): string {
 }
 
 /**
- * What the index depends on. Readers only append, and a reload deletes and re-appends with new
- * `sources` rows, so the sources listing plus the row counts and the highest rowid identify the span set.
- * (An in-place UPDATE of spans is not detected: nothing in Phasewise does that.)
+ * What the index (and the breakdown built on it) depends on: the loaded run. Readers only append, and
+ * a reload deletes and re-appends with new `sources` rows, so the sources listing plus the row counts
+ * and the highest rowid identify it. (An in-place UPDATE is not detected: nothing in Phasewise does that.)
  */
-const SPAN_STAMP_SQL = `(SELECT coalesce(string_agg(source_id || '|' || path || '|' || coalesce(bytes, -1) || '|' || coalesce(records, -1), ';' ORDER BY source_id), '') FROM sources) AS sources_key,
+export const LOADED_RUN_STAMP_SQL = `(SELECT coalesce(string_agg(source_id || '|' || path || '|' || coalesce(bytes, -1) || '|' || coalesce(records, -1), ';' ORDER BY source_id), '') FROM sources) AS sources_key,
   (SELECT count(*) FROM spans) AS span_rows, (SELECT coalesce(max(rowid), -1) FROM spans) AS span_max_rowid,
   (SELECT count(*) FROM span_events) AS event_rows,
   (SELECT count(*) FROM client_requests) AS client_rows, (SELECT coalesce(max(rowid), -1) FROM client_requests) AS client_max_rowid`;
+
+/** The columns LOADED_RUN_STAMP_SQL yields, as a SQL row constructor over table alias `t`. */
+export function loadedRunStampRow(t: string): string {
+  return `(${t}.sources_key, ${t}.span_rows, ${t}.span_max_rowid, ${t}.event_rows, ${t}.client_rows, ${t}.client_max_rowid)`;
+}
 
 /** Bump when the shape of any index table changes: a database written by another version is re-indexed. */
 const SPAN_INDEX_VERSION = 2;
@@ -49,9 +54,8 @@ export async function ensureSpanIndex(store: QueryRunner): Promise<boolean> {
   );
   if (n > 0) {
     const [meta] = await store.all<{ fresh: boolean }>(
-      `SELECT (m.index_version, m.sources_key, m.span_rows, m.span_max_rowid, m.event_rows, m.client_rows, m.client_max_rowid)
-             = ($1, now.sources_key, now.span_rows, now.span_max_rowid, now.event_rows, now.client_rows, now.client_max_rowid) AS fresh
-       FROM span_index_meta m, (SELECT ${SPAN_STAMP_SQL}) now`,
+      `SELECT m.index_version = $1 AND ${loadedRunStampRow('m')} = ${loadedRunStampRow('now')} AS fresh
+       FROM span_index_meta m, (SELECT ${LOADED_RUN_STAMP_SQL}) now`,
       [SPAN_INDEX_VERSION],
     );
     if (meta?.fresh === true) return false;
@@ -134,7 +138,7 @@ export async function buildSpanIndex(store: QueryRunner): Promise<void> {
   );
   await store.run(
     `CREATE OR REPLACE TABLE span_index_meta AS
-     SELECT $1::INTEGER AS index_version, ${SPAN_STAMP_SQL},
+     SELECT $1::INTEGER AS index_version, ${LOADED_RUN_STAMP_SQL},
             (SELECT count(*) FROM spans WHERE coalesce(trace_id, '') = '' OR coalesce(span_id, '') = '') AS spans_without_ids,
             (SELECT count(*) FROM span_keep) AS indexed_spans`,
     [SPAN_INDEX_VERSION],

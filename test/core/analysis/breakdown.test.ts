@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { buildBreakdown } from '../../../src/core/analysis/breakdown';
+import { buildBreakdown, ensureBreakdown } from '../../../src/core/analysis/breakdown';
 import { computeJoinSummary } from '../../../src/core/analysis/join';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../src/core/analysis/options';
 import { reconcileTrace } from '../../../src/core/analysis/reconcile';
@@ -25,6 +25,26 @@ async function withStore(fn: (store: DuckStore) => Promise<void>): Promise<void>
 }
 
 describe('buildBreakdown', () => {
+  it('reuses the stored breakdown for the same run and options, and rebuilds when the run is replaced by one with the same counts', () =>
+    withStore(async (store) => {
+      await insertSpans(store, [...rootedTrace(trace(1), 100), ...rootedTrace(trace(2), 100)]);
+      await insertRequests(store, [{ trace: trace(1), totalMs: 110 }, { trace: trace(2), totalMs: 130 }]);
+      await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+      const envelopes = async (): Promise<number[]> =>
+        (await store.all<{ e: number }>('SELECT network_envelope_ms AS e FROM request_breakdown ORDER BY trace_id')).map((r) => r.e);
+      assert.deepStrictEqual(await envelopes(), [10, 30]);
+      // Same run, same options: the stored tables are kept, so a value written into them survives.
+      await store.run('UPDATE request_breakdown SET network_envelope_ms = -1');
+      await ensureBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+      assert.deepStrictEqual(await envelopes(), [-1, -1]);
+      // The client side replaced by as many rows with other totals (as a reload into a --db file does):
+      // the counts match the stamp, the rows do not, so the breakdown must be rebuilt.
+      await store.run('DELETE FROM client_requests');
+      await insertRequests(store, [{ trace: trace(1), totalMs: 150 }, { trace: trace(2), totalMs: 105 }]);
+      await ensureBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+      assert.deepStrictEqual(await envelopes(), [50, 5]);
+    }));
+
   it('keeps negative envelopes, counts them and names the most negative', () =>
     withStore(async (store) => {
       // envelopes: 120 − 100 = 20, 97.5 − 100 = −2.5, 60 − 100 = −40, failed 50 − 100 (not in the success population)
