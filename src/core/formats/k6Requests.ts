@@ -58,15 +58,34 @@ export function checkTraceIdTag(tag: string): string {
   return tag;
 }
 
-/** Fills client_requests and run_counters from k6_groups, records issues, drops the temp table. */
-export async function finishK6(ctx: ReaderContext): Promise<ReaderResult> {
-  const { store, sourceId } = ctx;
-  const [check] = await store.all<{ merged: number; first_merged: number | null; incomplete: number; first_incomplete: number | null }>(
+/** What finishK6 reports about k6_groups (each finding cites its first line). */
+export type GroupChecks = {
+  merged: number;
+  first_merged: number | null;
+  incomplete: number;
+  first_incomplete: number | null;
+};
+
+/** The checks of k6_groups, without writing anything. */
+export async function checkGroups(ctx: ReaderContext): Promise<GroupChecks> {
+  const [check] = await ctx.store.all<GroupChecks>(
     `SELECT count(*) FILTER (WHERE n_reqs > 1) AS merged, min(line) FILTER (WHERE n_reqs > 1) AS first_merged,
             count(*) FILTER (WHERE n_http > 0 AND duration IS NULL) AS incomplete,
             min(line) FILTER (WHERE n_http > 0 AND duration IS NULL) AS first_incomplete
      FROM k6_groups`,
   );
+  return check;
+}
+
+/** True when finishK6 would write a load_issues row, which must name its line. */
+export function groupChecksCiteLines(check: GroupChecks): boolean {
+  return check.merged + check.incomplete > 0;
+}
+
+/** Fills client_requests and run_counters from k6_groups, records issues, drops the temp table. */
+export async function finishK6(ctx: ReaderContext, checked?: GroupChecks): Promise<ReaderResult> {
+  const { store, sourceId } = ctx;
+  const check = checked ?? (await checkGroups(ctx));
   if (check.merged > 0) {
     // Two requests with identical end time, tags and metadata cannot be told apart: they are kept
     // as one row and reported, never silently merged.
@@ -100,7 +119,7 @@ export async function finishK6(ctx: ReaderContext): Promise<ReaderResult> {
      FROM k6_groups r
        LEFT JOIN streaming s ON s.trace_id = r.trace_id
      WHERE r.n_http > 0 AND r.duration IS NOT NULL
-     ORDER BY r.line`,
+     ORDER BY r.line, r.end_ms - r.duration, r.trace_id`,
     [sourceId],
   );
   // vus is a gauge: its peak is the figure to keep; iterations and dropped_iterations are counters.

@@ -12,7 +12,8 @@
 import { InputError } from '../errors';
 import { asInputError, maxDocumentBytes } from './spanDocument';
 import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
-import { createSpanStage, finishSpans } from './spanStage';
+import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishStage, type FinishOptions } from './spanStage';
+import { runUnordered } from './unordered';
 import { kindSql, normalizeIdSql, otlpStatusSql } from './spanSql';
 import type { Params } from '../store/duckStore';
 import type { ReaderContext, ReaderResult } from './types';
@@ -29,6 +30,12 @@ const SPAN = `{"traceId":"VARCHAR","spanId":"VARCHAR","parentSpanId":"VARCHAR","
 const RESOURCE_SPANS = `[{"resource":{"attributes":${KEY_VALUES}},"scopeSpans":[{"spans":[${SPAN}]}]}]`;
 /** Both the bare request and the api_v3 wrapper in one shape, so each document is parsed once. */
 const DOCUMENT_SHAPE = `{"resourceSpans":${RESOURCE_SPANS},"result":{"resourceSpans":${RESOURCE_SPANS}}}`.replace(/\n/g, '');
+/**
+ * The fast path's shape: the bare request only. Typing the wrapper's copy of the nesting too cost
+ * ≈ 1/3 more CPU per document (bench 100k run); a wrapped file shows up as marker rows and is read
+ * again with DOCUMENT_SHAPE.
+ */
+const REQUEST_SHAPE = `{"resourceSpans":${RESOURCE_SPANS}}`.replace(/\n/g, '');
 
 /** AnyValue struct → its string form. */
 function anyValueSql(v: string): string {
@@ -40,71 +47,78 @@ function attributesMapSql(list: string): string {
 }
 
 /**
- * SELECT over `source`(line, doc) producing (line, sp, service) rows, one per span ($1 = DOCUMENT_SHAPE):
- * the typed struct is consumed once and never materialised. The nesting is taken apart by one
- * `unnest` per level (resourceSpans, scopeSpans, spans), each a streaming step, and the resource's
- * `service.name` is read once per resource and carried down as a column. Why (measured, CPU, on a
- * shared 2-core machine, so ranges): flattening with nested list lambdas, zipping a per-resource
- * service list onto the spans with list_resize, then one unnest, cost 2.4–5.5 s for this statement on
- * the bench 10k run and 15–19.5 s on the 100k run; the per-level unnests 1.7–3.1 s and 13–15.5 s,
- * same rows. The other resource attributes are not copied onto every span (that tripled the cost
- * on batch files, and the analysis does not read them).
- * A document without resourceSpans yields one marker row with a NEGATIVE line and a NULL span (a
- * `[NULL]` list is unnested in its place), so that the single parse also finds the documents to
- * report; readOtlp removes the markers.
+ * SELECT over `source`(line, doc) producing (line, marker, sp, service) rows, one per span ($1 = the
+ * document shape): the typed struct is consumed once and never materialised. The nesting is taken
+ * apart by one `unnest` per level (resourceSpans, scopeSpans, spans), each a streaming step, and the
+ * resource's `service.name` is read once per resource and carried down as a column. Why (measured,
+ * CPU, on a shared 2-core machine, so ranges): flattening with nested list lambdas, zipping a
+ * per-resource service list onto the spans with list_resize, then one unnest, cost 2.4–5.5 s for this
+ * statement on the bench 10k run and 15–19.5 s on the 100k run; the per-level unnests 1.7–3.1 s and
+ * 13–15.5 s, same rows. The other resource attributes are not copied onto every span (that tripled
+ * the cost on batch files, and the analysis does not read them).
+ * A document without resourceSpans yields one `marker` row with a NULL span (a `[NULL]` list is
+ * unnested in its place), so that the single parse also finds the documents to report.
+ * `wrapped`: $1 is DOCUMENT_SHAPE (also reads the api_v3 `result` wrapper), else REQUEST_SHAPE.
  */
-function flattenSql(source: string): string {
+function flattenSql(source: string, wrapped: boolean): string {
   return `
   WITH resources AS (
     SELECT line, rs IS NULL AS marker, unnest(CASE WHEN rs IS NULL THEN [NULL] ELSE rs END) AS r
-    FROM (SELECT line, coalesce(d.resourceSpans, d.result.resourceSpans) AS rs
+    FROM (SELECT line, ${wrapped ? 'coalesce(d.resourceSpans, d.result.resourceSpans)' : 'd.resourceSpans'} AS rs
           FROM (SELECT line, json_transform(doc, $1) AS d FROM ${source}))),
   scopes AS (
     SELECT line, marker,
            list_filter(r.resource.attributes, lambda a: a.key = 'service.name')[1].value.stringValue AS service,
            unnest(CASE WHEN marker THEN [NULL] ELSE r.scopeSpans END) AS ss
     FROM resources)
-  SELECT CASE WHEN marker THEN -line ELSE line END AS line,
-         unnest(CASE WHEN marker THEN [NULL] ELSE ss.spans END) AS sp, service
+  SELECT line, marker, unnest(CASE WHEN marker THEN [NULL] ELSE ss.spans END) AS sp, service
   FROM scopes`;
 }
 
 /**
- * The per-span projection (ID normalisation, kind, status, attribute map, events) over the flattened
- * rows of `raw`. Why a second statement (measured, bench 10k/100k runs): a file has few, large batch
- * lines (≈ 2,200 at 100k requests), so in one pipeline the whole projection ran on the thread that
- * parsed the line; over a materialised table of spans it runs on every thread, by row group, and the
- * load of a 100k run took ≈ 25 % less CPU. The span attributes stay JSON text in the first statement
- * and are typed here: typing them inside the batch document cost ≈ 1/3 more CPU for the same maps
- * (measured on the bench 10k run: 2.1 → 1.4 CPU s, all 68,928 maps identical). KEY_VALUES is our
- * constant (no quotes, no user text), so it is inlined.
+ * The per-span projection (ID normalisation, kind, status, attribute map, events) over flattened
+ * rows (line, marker, sp, service); `lineSql` gives each row's line (negative for a marker row).
+ * The span attributes stay JSON text in the document shape and are typed here: typing them inside
+ * the batch document cost ≈ 1/3 more CPU for the same maps (measured on the bench 10k run: 2.1 →
+ * 1.4 CPU s, all 68,928 maps identical). KEY_VALUES is our constant (no quotes, no user text), so it
+ * is inlined.
  */
-function projectSql(raw: string): string {
+function projectSql(rows: string, lineSql: string): string {
   return `
-  WITH g AS (SELECT line, service, sp, sp.traceId AS tid, sp.spanId AS sid, sp.parentSpanId AS pid FROM ${raw} WHERE line > 0)
-  SELECT line, ${normalizeIdSql('tid', 16)}, ${normalizeIdSql('sid', 8)}, ${normalizeIdSql('pid', 8)},
+  WITH g AS (SELECT line, marker, service, sp, sp.traceId AS tid, sp.spanId AS sid, sp.parentSpanId AS pid FROM ${rows})
+  SELECT ${lineSql}, ${normalizeIdSql('tid', 16)}, ${normalizeIdSql('sid', 8)}, ${normalizeIdSql('pid', 8)},
          sp.name, ${kindSql('sp.kind')}, service,
          TRY_CAST(sp.startTimeUnixNano AS BIGINT), TRY_CAST(sp.endTimeUnixNano AS BIGINT),
          ${otlpStatusSql('sp.status.code')}, ${attributesMapSql(`json_transform(sp.attributes, '${KEY_VALUES}')`)},
          list_transform(coalesce(sp.events, []), lambda e: {name: e.name, time_ns: TRY_CAST(e.timeUnixNano AS BIGINT)})
-  FROM g
-  UNION ALL
-  SELECT line, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM ${raw} WHERE line < 0`;
+  FROM g`;
 }
 
-/** Parses `source` into the flattened table, then projects it into the stage; the flattened table is dropped. */
+/** Line of a flattened row with a real line number: negative for a marker row (takeMarkers). */
+const NUMBERED_LINE = 'CASE WHEN marker THEN -line ELSE line END';
+
+/**
+ * Numbered path: parses `source`(line, doc) into a flattened table, then projects it into the stage.
+ * Why two statements: `row_number() OVER ()` (the line numbers) keeps the parse on one thread, and
+ * with few, large batch lines (≈ 2,200 at 100k requests) the projection would run on that thread
+ * too; over a materialised table of spans it runs on every thread, by row group (≈ 25 % less CPU).
+ */
 async function flattenInto(ctx: ReaderContext, stage: string, source: string, params: Params): Promise<void> {
-  await ctx.store.run(`CREATE OR REPLACE TEMP TABLE otlp_flat AS ${flattenSql(source)}`, params);
-  await ctx.store.run(`INSERT INTO ${stage} ${projectSql('otlp_flat')}`);
+  await ctx.store.run(`CREATE OR REPLACE TEMP TABLE otlp_flat AS ${flattenSql(source, true)}`, params);
+  await ctx.store.run(`INSERT INTO ${stage} ${projectSql('otlp_flat', NUMBERED_LINE)}`);
   await ctx.store.run('DROP TABLE otlp_flat');
 }
 
 /**
- * Fast path for NDJSON: the file read directly (no line staging), `line` = row_number in file order.
- * The Collector and the SDK exporters never write blank lines, which this reader would not count.
+ * NDJSON read directly (no line staging), `line` = row_number in file order. The Collector and the
+ * SDK exporters never write blank lines, which this reader would not count.
  * $2 path, $3 compression, $4 maximum line size.
  */
-const FAST_SOURCE = `(SELECT row_number() OVER () AS line, json AS doc
+const NUMBERED_SOURCE = `(SELECT row_number() OVER () AS line, json AS doc
+  FROM read_ndjson_objects($2, compression = $3, maximum_object_size = $4))`;
+
+/** The same documents without line numbers, so that DuckDB parses them on every thread. */
+const UNNUMBERED_SOURCE = `(SELECT NULL::BIGINT AS line, json AS doc
   FROM read_ndjson_objects($2, compression = $3, maximum_object_size = $4))`;
 
 /**
@@ -115,7 +129,7 @@ const FAST_SOURCE = `(SELECT row_number() OVER () AS line, json AS doc
  */
 const LINE_LIMITS = [16 * 1024 * 1024, 256 * 1024 * 1024];
 
-/** The fast read failed because a line is larger than maximum_object_size (retry with a larger one). */
+/** The read failed because a line is larger than maximum_object_size (retry with a larger one). */
 function isObjectSizeError(err: unknown): boolean {
   return /maximum_object_size/i.test(err instanceof Error ? err.message : String(err));
 }
@@ -125,25 +139,71 @@ function isOutOfMemory(err: unknown): boolean {
   return /out of memory/i.test(err instanceof Error ? err.message : String(err));
 }
 
+/** Runs `fill(limit)` with each maximum_object_size in turn, emptying the stage between tries. */
+async function withLineLimits(ctx: ReaderContext, stage: string, fill: (limit: number) => Promise<void>): Promise<void> {
+  for (let i = 0; i < LINE_LIMITS.length; i++) {
+    try {
+      await fill(LINE_LIMITS[i]);
+      return;
+    } catch (err) {
+      if (i === LINE_LIMITS.length - 1 || !isObjectSizeError(err)) throw err;
+      await ctx.store.run(`DELETE FROM ${stage}`);
+    }
+  }
+}
+
+const FINISH: FinishOptions = { dedupe: 'span-id', sourceUnit: 'ns' };
+
+/** What the fast path did: loaded the file, or found that it needs line numbers (or bad-line handling). */
+type FastOutcome = { done: ReaderResult } | { next: 'numbered' | 'line-by-line' };
+
+/**
+ * Fast path for a clean NDJSON file: ONE statement parses every document on every thread straight
+ * into the stage, without line numbers (spans.line stays NULL: nothing in a clean file is cited by
+ * line). Measured on the bench 100k run (373 MB, 690k spans): the numbered path costs ≈ 2× the wall
+ * time, because row_number() and an order-preserving insert both keep the parse on one thread.
+ * Anything a report would cite by line sends the file to the numbered path, which reads it again:
+ * documents without resourceSpans (or the api_v3 wrapper), duplicate spans, spans without IDs,
+ * doubtful times or IDs; a malformed line goes to line-by-line staging.
+ */
+async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome> {
+  await createSpanStage(ctx, stage);
+  try {
+    const sql = `INSERT INTO ${stage} ${projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker THEN -1 END')}`;
+    await withLineLimits(ctx, stage, (limit) =>
+      runUnordered(ctx.store, sql, [REQUEST_SHAPE, ctx.path, compressionOf(ctx), limit]),
+    );
+  } catch (err) {
+    if (!isDataError(err) || isOutOfMemory(err)) throw err;
+    return { next: 'line-by-line' };
+  }
+  const [row] = await ctx.store.all<{ markers: number }>(`SELECT count(*) AS markers FROM ${stage} WHERE line = -1`);
+  if (row.markers > 0) return { next: 'numbered' };
+  const checks = await checkStage(ctx, stage, FINISH);
+  if (checksCiteLines(checks)) return { next: 'numbered' };
+  return { done: await publishStage(ctx, stage, checks, FINISH) };
+}
+
 export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   const stage = 'otlp_stage';
+  let next: 'numbered' | 'line-by-line' = 'numbered';
+  if (ctx.sniff.lineDelimited) {
+    const fast = await readFast(ctx, stage);
+    if ('done' in fast) return fast.done;
+    next = fast.next;
+    ctx.progress?.(next === 'numbered' ? 'OTLP JSON needs line numbers for its report; reading it again with them' : 'OTLP JSON has bad lines; reading it line by line');
+  }
   await createSpanStage(ctx, stage);
   let skipped = 0;
   if (ctx.sniff.lineDelimited) {
     try {
-      for (let i = 0; i < LINE_LIMITS.length; i++) {
-        try {
-          await flattenInto(ctx, stage, FAST_SOURCE, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), LINE_LIMITS[i]]);
-          break;
-        } catch (err) {
-          if (i === LINE_LIMITS.length - 1 || !isObjectSizeError(err)) throw err;
-          await ctx.store.run(`DELETE FROM ${stage}`);
-        }
-      }
+      if (next === 'line-by-line') throw new LineByLine();
+      await withLineLimits(ctx, stage, (limit) =>
+        flattenInto(ctx, stage, NUMBERED_SOURCE, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), limit]),
+      );
     } catch (err) {
-      if (!isDataError(err) || isOutOfMemory(err)) throw err;
+      if (!(err instanceof LineByLine) && (!isDataError(err) || isOutOfMemory(err))) throw err;
       // Not clean (malformed or truncated line): stage line by line, record bad lines, read the rest.
-      ctx.progress?.('OTLP JSON has bad lines; reading it line by line');
       await ctx.store.run(`DELETE FROM ${stage}`);
       skipped = (await stageNdjson(ctx, 'otlp_lines')).skipped;
       await flattenStaged(ctx, stage);
@@ -158,9 +218,12 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
     // document (rowid follows insertion order, which follows the document) like Jaeger/Zipkin do.
     await ctx.store.run(`UPDATE ${stage} SET line = rowid + 1`);
   }
-  const result = await finishSpans(ctx, stage, { dedupe: 'span-id', sourceUnit: 'ns' });
+  const result = await finishSpans(ctx, stage, FINISH);
   return { records: result.records, skipped: skipped + result.skipped };
 }
+
+/** Control flow only: the fast path already saw a malformed line, so the strict numbered read is skipped. */
+class LineByLine extends Error {}
 
 /**
  * Records (and removes) the marker rows of documents without resourceSpans; a file whose documents

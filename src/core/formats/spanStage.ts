@@ -58,6 +58,23 @@ type StageStats = {
 
 /** Publishes the staging table to spans/span_events (deduplicated) and records the checks. Drops the stage. */
 export async function finishSpans(ctx: ReaderContext, table: string, options: FinishOptions): Promise<FinishResult> {
+  return publishStage(ctx, table, await checkStage(ctx, table, options), options);
+}
+
+/** The checks of a filled stage, in one pass (see finishSpans); nothing is written. */
+export type StageChecks = StageStats;
+
+/**
+ * True when a check found something whose report cites a line (a duplicate, a span without IDs, a
+ * doubtful time or ID): a stage filled without line numbers (the OTLP fast path) must then be
+ * refilled with them before publishing, so that every load_issues row names its line.
+ */
+export function checksCiteLines(s: StageChecks): boolean {
+  return s.no_id + s.dup + s.implausible + s.no_time + s.negative + s.shared + s.bad_id > 0;
+}
+
+/** Runs the checks of finishSpans over the stage without publishing it. */
+export async function checkStage(ctx: ReaderContext, table: string, options: FinishOptions): Promise<StageChecks> {
   const t = assertIdentifier(table);
   const key =
     options.dedupe === 'span-id' ? 'trace_id, span_id' : 'trace_id, span_id, kind, service, start_ns, end_ns';
@@ -104,7 +121,14 @@ export async function finishSpans(ctx: ReaderContext, table: string, options: Fi
      FROM k`,
     [PLAUSIBLE_FROM_NS, PLAUSIBLE_TO_NS],
   );
+  return s;
+}
 
+/** Publishes a checked stage to spans/span_events (deduplicated), records the checks and drops the stage. */
+export async function publishStage(ctx: ReaderContext, table: string, s: StageChecks, options: FinishOptions): Promise<FinishResult> {
+  const t = assertIdentifier(table);
+  const key =
+    options.dedupe === 'span-id' ? 'trace_id, span_id' : 'trace_id, span_id, kind, service, start_ns, end_ns';
   const hasIds = 'trace_id IS NOT NULL AND span_id IS NOT NULL';
   let source = t;
   if (s.dup > 0) {

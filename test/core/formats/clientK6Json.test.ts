@@ -59,11 +59,12 @@ describe('k6 JSON reader', () => {
     const [src] = await store.all<{ records: number; skipped: number }>('SELECT records, skipped FROM sources');
     assert.deepStrictEqual(src, { records: 322, skipped: 0 });
     // First request by hand: Point time 2023-09-08T21:03:10.549397854+02:00 = 1694199790549.397854 ms
-    // epoch, http_req_duration 121.233058 → start 1694199790428.164796; line 2 is its http_reqs Point.
-    const [first] = await store.all<{ line: number; start_ms: number; client_total_ms: number; trace_id: string | null; method: string; scenario: string }>(
-      'SELECT line, start_ms, client_total_ms, trace_id, method, scenario FROM client_requests ORDER BY line LIMIT 1',
+    // epoch, http_req_duration 121.233058 → start 1694199790428.164796 (the earliest Point time in
+    // the file). A clean file loads without line numbers (schema.ts), so line is NULL.
+    const [first] = await store.all<{ line: number | null; start_ms: number; client_total_ms: number; trace_id: string | null; method: string; scenario: string }>(
+      'SELECT line, start_ms, client_total_ms, trace_id, method, scenario FROM client_requests ORDER BY start_ms + client_total_ms LIMIT 1',
     );
-    assert.strictEqual(first.line, 2);
+    assert.strictEqual(first.line, null);
     assert.ok(Math.abs(first.start_ms - 1694199790428.164796) < 1e-3);
     assert.strictEqual(first.client_total_ms, 121.233058);
     assert.strictEqual(first.trace_id, null);
@@ -84,7 +85,8 @@ describe('k6 JSON reader', () => {
     // By hand from the file (http_req_duration / http_req_waiting Points of these trace IDs):
     const picked = await store.all<{ trace_id: string; client_total_ms: number; client_ttfb_ms: number; client_ttft_ms: number | null }>(
       `SELECT trace_id, client_total_ms, client_ttfb_ms, client_ttft_ms FROM client_requests
-       WHERE trace_id IN ('0b71e6178914501b1e906d2ed642d4a0', 'aca1eb653dc1ab4f2900345c247c2f80', '8c7de82776b258179c23ce4e36dfce60') ORDER BY line`,
+       WHERE trace_id IN ('0b71e6178914501b1e906d2ed642d4a0', 'aca1eb653dc1ab4f2900345c247c2f80', '8c7de82776b258179c23ce4e36dfce60')
+       ORDER BY list_position(['0b71e6178914501b1e906d2ed642d4a0', 'aca1eb653dc1ab4f2900345c247c2f80', '8c7de82776b258179c23ce4e36dfce60'], trace_id)`,
     );
     assert.deepStrictEqual(
       picked.map((p) => [p.trace_id.slice(0, 6), p.client_total_ms, p.client_ttft_ms]),
@@ -108,6 +110,31 @@ describe('k6 JSON reader', () => {
     );
     assert.strictEqual(cmp.n, 120);
     assert.ok(cmp.maxdiff < 1e-6, `max difference ${cmp.maxdiff}`);
+  });
+
+  it('reads a file with a finding again with line numbers, and cites the finding by line', async () => {
+    // Drop the http_req_duration Point of one request: its other Points still group, without a
+    // duration (the 'missing-field' finding). The expected line is the first line of that request's
+    // Points, found here by a plain JS pass over the file.
+    const lines = fs.readFileSync(JOINED, 'utf8').split('\n').filter((l) => l.length > 0);
+    type Pt = { type: string; metric: string; data: { time?: string; metadata?: { trace_id?: string } } };
+    const parsed = lines.map((l) => JSON.parse(l) as Pt);
+    const victim = parsed.findIndex((p) => p.type === 'Point' && p.metric === 'http_req_duration');
+    const traceId = parsed[victim].data.metadata?.trace_id ?? '';
+    const kept = lines.filter((_, i) => i !== victim);
+    const firstLine =
+      1 + parsed.filter((_, i) => i !== victim).findIndex((p) => p.type === 'Point' && p.metric.startsWith('http_req') && p.data.metadata?.trace_id === traceId);
+    const file = path.join(dir, 'no-duration.ndjson');
+    fs.writeFileSync(file, kept.join('\n') + '\n');
+    const store = await load([file]);
+    const found = (await issuesOf(store)).filter((i) => i.code === 'missing-field');
+    assert.deepStrictEqual(found.map((i) => [i.line, i.severity]), [[firstLine, 'warning']]);
+    // 119 requests load, every one with its line (the numbered read), none with the victim's trace ID.
+    const [n] = await store.all<{ n: number; numbered: number; victim: number }>(
+      'SELECT count(*) AS n, count(line) AS numbered, count(*) FILTER (WHERE trace_id = $1) AS victim FROM client_requests',
+      [traceId],
+    );
+    assert.deepStrictEqual(n, { n: 119, numbered: 119, victim: 0 });
   });
 
   it('skips a malformed middle line and a truncated last line, with exact line numbers', async () => {

@@ -36,7 +36,7 @@ describe('span readers: OTLP JSON', () => {
     });
   }
 
-  it('reads the OpenTelemetry JS quirks: numeric kind, intValue numbers, exact nanosecond durations, line numbers', async () => {
+  it('reads the OpenTelemetry JS quirks: numeric kind, intValue numbers, exact nanosecond durations, no line numbers when clean', async () => {
     const [loaded] = await loadFiles(store, [fixture('shared-samples/joined-otel-js/spans.otlp.jsonl')]);
     assert.strictEqual(loaded.skipped, 0);
     // First span of line 1, by hand: 1795965042402898731 − 1795965042399000000 = 3898731 ns = 3.898731 ms.
@@ -44,8 +44,9 @@ describe('span readers: OTLP JSON', () => {
       `SELECT line, kind, service, status, duration_ms, parent_span_id, attributes['llm.auth.scheme'] AS scheme
        FROM spans WHERE span_id = 'f9bf2b38ba4c8486'`,
     );
+    // A clean file takes the fast path, which writes no line numbers (nothing in it is cited by line).
     assert.deepStrictEqual(auth, {
-      line: 1, kind: 'INTERNAL', service: 'llm-gateway', status: 'UNSET', duration_ms: 3.898731,
+      line: null, kind: 'INTERNAL', service: 'llm-gateway', status: 'UNSET', duration_ms: 3.898731,
       parent_span_id: '6567d36400986a3a', scheme: 'bearer',
     });
     // python3: kinds in the file are 1 (INTERNAL, 702 spans) and 2 (SERVER, 110 spans).
@@ -125,10 +126,14 @@ describe('span readers: OTLP JSON', () => {
     assert.match(unit[0].message, /^46 span\(s\) start before 1990/);
     assert.match(unit[0].message, /µs/);
     // Values are what they are: 1795965042402898 − 1795965042399000 "ns" (the ns part was cut by the ÷1000).
-    const [auth] = await store.all<{ start_ns: number; duration_ms: number }>(
-      `SELECT start_ns, duration_ms FROM spans WHERE span_id = 'f9bf2b38ba4c8486'`,
+    // The warning cites a line, so the file was read again with line numbers: every span is on line 1.
+    const [auth] = await store.all<{ line: number; start_ns: number; duration_ms: number }>(
+      `SELECT line, start_ns, duration_ms FROM spans WHERE span_id = 'f9bf2b38ba4c8486'`,
     );
-    assert.deepStrictEqual(auth, { start_ns: 1795965042399000, duration_ms: 0.003898 });
+    assert.deepStrictEqual(auth, { line: 1, start_ns: 1795965042399000, duration_ms: 0.003898 });
+    assert.strictEqual(unit[0].line, 1);
+    const [lines] = await store.all<{ numbered: number }>('SELECT count(*) FILTER (WHERE line = 1) AS numbered FROM spans WHERE source_id = $1', [loaded.sourceId]);
+    assert.strictEqual(lines.numbered, 46);
   });
 
   it('skips a malformed line and a truncated last line, counts them, keeps the exact line numbers', async () => {
