@@ -32,7 +32,8 @@ async function main() {
     // The extension entry stays small; the core is a second bundle it requires on first use (lazyCore.ts).
     await esbuild.context({
       ...nodeOptions,
-      entryPoints: { extension: 'src/extension/extension.ts', core: 'src/extension/core.ts' },
+      // analysisWorker runs analyses (and DuckDB) on a worker thread, off the extension host's event loop.
+      entryPoints: { extension: 'src/extension/extension.ts', core: 'src/extension/core.ts', analysisWorker: 'src/extension/analysisWorker.ts' },
       outdir: 'dist',
     }),
     await esbuild.context({

@@ -1,7 +1,8 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Report } from '../../core/analysis/report';
-import { loadCore } from '../lazyCore';
+import { CancelledError, InputError } from '../../core/errors';
+import { startAnalysis } from '../analysisClient';
 
 /** Arguments when the command is invoked programmatically (tests, other extensions, tasks). */
 export interface AnalyzeRunArgs {
@@ -12,8 +13,9 @@ export interface AnalyzeRunArgs {
 
 /**
  * "Phasewise: Analyze Run…": asks for run and span files (or takes them as arguments), analyses them
- * with a cancellable progress notification, opens the report as markdown and returns the Report to
- * `executeCommand` callers. Errors are shown naming the file and line; they resolve to undefined.
+ * on a worker thread (analysisClient.ts) with a cancellable progress notification, opens the report
+ * as markdown and returns the Report to `executeCommand` callers. Errors are shown naming the file and
+ * line; they resolve to undefined.
  */
 export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: AnalyzeRunArgs) => Promise<Report | undefined> {
   return async (args) => {
@@ -28,27 +30,35 @@ export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: Analyze
     const spans = request.spans ?? [];
     log.info(`analyze: run=[${run.join(', ')}] spans=[${spans.join(', ')}]${request.contract ? ` contract=${request.contract}` : ''}`);
     try {
-      const report = await vscode.window.withProgress(
+      const { report, markdown } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Phasewise: analysing run', cancellable: true },
-        async (progress, token) => {
-          // Loaded here, not at activation: the core pulls in DuckDB on first use.
-          const { analyzeFiles, CancelledError } = loadCore();
-          return analyzeFiles(
+        (progress, token) => {
+          // DuckDB and the core run on a worker thread (analysisClient.ts); this thread only relays.
+          let size: string | undefined;
+          const analysis = startAnalysis(
             { run, spans, contract: request.contract },
             {
-              onStore: (store) => token.onCancellationRequested(() => void store.interrupt().then(() => log.info('analyze: cancelled'))),
-              onFile: (file, bytes) => progress.report({ message: `${path.basename(file)} (${(bytes / 1_048_576).toFixed(1)} MB)` }),
-              progress: (message) => log.debug(message),
-              onContractNotes: (notes) => notes.forEach((n) => log.warn(n)),
+              onFile: (file, bytes) => {
+                size = `${(bytes / 1_048_576).toFixed(1)} MB`;
+                progress.report({ message: `${path.basename(file)} (${size})` });
+              },
+              // Phase messages name the file and its format; the size of the file being read stays shown.
+              onProgress: (message) => {
+                log.debug(message);
+                progress.report({ message: size !== undefined ? `${message} · ${size}` : message });
+              },
+              onNotes: (notes) => notes.forEach((n) => log.warn(n)),
             },
-          ).catch((err: unknown) => {
-            throw token.isCancellationRequested ? new CancelledError() : err;
+          );
+          const subscription = token.onCancellationRequested(() => {
+            log.info('analyze: cancelling');
+            analysis.cancel();
           });
+          return analysis.result.finally(() => subscription.dispose());
         },
       );
       log.info(`analyze: verdict ${report.verdict.status}, ${report.join.matched}/${report.join.client_requests} matched`);
-      const { renderMarkdownReport } = loadCore();
-      const doc = await vscode.workspace.openTextDocument({ content: renderMarkdownReport(report), language: 'markdown' });
+      const doc = await vscode.workspace.openTextDocument({ content: markdown, language: 'markdown' });
       await vscode.window.showTextDocument(doc, { preview: false });
       return report;
     } catch (err) {
@@ -82,7 +92,7 @@ async function askForFiles(): Promise<AnalyzeRunArgs | undefined> {
 
 /** Shown without awaiting: a notification waits for the user, and the command must return now. */
 function showAnalyzeError(err: unknown, log: vscode.LogOutputChannel): void {
-  const { CancelledError, InputError } = loadCore();
+  // The classes of core/errors.ts bundled with the host (the client revives the worker's errors as them).
   if (err instanceof CancelledError) {
     log.info('analyze: cancelled by the user');
     return;
