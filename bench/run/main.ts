@@ -12,6 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { ChildResult } from './child';
 import { measureContractValidation, WATERFALL_FIGURE, type ActivationResult } from './editor';
+import type { EditorLoopResult } from './editorLoop';
 import { ensureRun, SIZES, type Size } from './generateCache';
 import { loadAverage, machineLines, ratioLine, resultsMarkdown, table, type Measurement, type SizeSummary } from './results';
 
@@ -120,7 +121,25 @@ async function benchSize(size: Size, a: BenchArgs): Promise<SizeSummary> {
   return { size, inputBytes, rows, envelope: { ...envelope, ok, note } };
 }
 
-async function editorFigures(): Promise<string[]> {
+/** The extension host's event loop while Analyze Run works on each measured size (editorLoop.ts, worker mode). */
+async function editorLoopFigures(sizes: readonly string[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const size of sizes) {
+    try {
+      const r = JSON.parse((await runNode(path.join(__dirname, 'editorLoop.js'), [size])).trim()) as EditorLoopResult;
+      const gap = r.longestGaps[0];
+      lines.push(
+        `- Analyze Run (worker thread), ${size}: extension host event loop held at most ${r.maxBlockedMs.toFixed(0)} ms ` +
+          `(target ≤ 50 ms; longest gap during "${gap?.during ?? 'n/a'}") over ${r.wallSeconds.toFixed(1)} s; load avg ${r.loadAverage1m.toFixed(1)}`,
+      );
+    } catch (err) {
+      lines.push(`- Analyze Run (worker thread), ${size}: FAILED (${(err instanceof Error ? err.message : String(err)).split('\n')[0]})`);
+    }
+  }
+  return lines;
+}
+
+async function editorFigures(sizes: readonly string[]): Promise<string[]> {
   const lines: string[] = [];
   if (existsSync(path.join(REPO, 'dist', 'extension.js'))) {
     const r = JSON.parse((await runNode(path.join(__dirname, 'editor.js'), [])).trim()) as ActivationResult;
@@ -133,6 +152,7 @@ async function editorFigures(): Promise<string[]> {
     lines.push('- Extension activation: not measured (dist/extension.js missing: run npm run build)');
   }
   lines.push(`- Contract validation per change: ${measureContractValidation(OUT_BENCH).text}`);
+  lines.push(...(await editorLoopFigures(sizes)));
   lines.push(`- Waterfall first paint (1k and 10k spans): ${WATERFALL_FIGURE}`);
   return lines;
 }
@@ -157,7 +177,7 @@ async function main(): Promise<void> {
     // Written after each size so that a long 1M run leaves the smaller sizes' results behind.
     writeFileSync(a.results, resultsMarkdown(summaries, machine, ['(editor figures follow at the end of the run)', ...failures], command));
   }
-  const editor = [...(await editorFigures()), ...failures.map((f) => `- FAILED: ${f}`)];
+  const editor = [...(await editorFigures(a.sizes)), ...failures.map((f) => `- FAILED: ${f}`)];
   log('');
   for (const line of [...machine, '', ...table(summaries), '', ...summaries.map((s) => `${s.size}: ${ratioLine(s)}`), '', ...editor]) log(line);
   for (const s of summaries) log(`${s.size}: envelope p95 ${s.envelope.ok ? 'OK' : 'MISMATCH'}: ${s.envelope.note}`);
