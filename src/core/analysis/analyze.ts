@@ -4,17 +4,43 @@
  */
 import type { QueryRunner } from '../store/duckStore';
 import { ensureBreakdown } from './breakdown';
+import { FigureCache } from './figureCache';
 import { computeJoinSummary } from './join';
 import type { AnalysisOptions, GateSpec } from './options';
-import { slowTraces } from './reconcile';
-import type { Report } from './report';
+import { slowTracesOfBreakdown } from './reconcile';
+import type { JoinSummary, Report, TraceBreakdown } from './report';
 import { buildReport } from './summaryReport';
 
 export { buildReport, jsonSafe, type BreakdownParts } from './summaryReport';
 
 export async function analyzeRun(store: QueryRunner, options: AnalysisOptions, gates: readonly GateSpec[]): Promise<Report> {
   const info = await ensureBreakdown(store, options);
-  const join = await computeJoinSummary(store);
-  const slow = await slowTraces(store, options, options.slowTraceCount);
-  return buildReport(store, options, gates, { phaseColumns: info.phaseColumns, warnings: info.warnings, join, slowTraces: slow });
+  // Figures that only depend on the breakdown tables are computed once per build and read back by
+  // every later analysis of the same build (figureCache.ts).
+  const cache = info.buildId !== undefined ? await FigureCache.open(store, info.buildId) : undefined;
+  const join = cache ? await cache.get<JoinSummary>('join', () => computeJoinSummary(store)) : await computeJoinSummary(store);
+  const slow = await cachedSlowTraces(store, options, cache);
+  const report = await buildReport(store, options, gates, { phaseColumns: info.phaseColumns, warnings: info.warnings, join, slowTraces: slow, cache });
+  await cache?.flush();
+  return report;
+}
+
+/** The slow-trace list is cached at least this long, so a re-analysis asking for fewer reuses it. */
+const SLOW_TRACES_CACHED = 100;
+
+/**
+ * The slowest matched successes. Their order (client_total_ms DESC, row_id) is total, so the list for
+ * a smaller limit is a prefix of the list for a larger one: one cached list of max(limit, 100) serves
+ * every later --slow up to that length. (Fetching the wide rows of the top-N is the costly part, ≈ 0.1 s
+ * at 100k, whatever N.)
+ */
+async function cachedSlowTraces(store: QueryRunner, options: AnalysisOptions, cache: FigureCache | undefined): Promise<TraceBreakdown[]> {
+  const limit = Math.max(0, Math.floor(options.slowTraceCount));
+  if (!cache) return slowTracesOfBreakdown(store, options, limit);
+  const stored = await cache.get('slow', async () => {
+    const cachedLimit = Math.max(limit, SLOW_TRACES_CACHED);
+    return { limit: cachedLimit, rows: await slowTracesOfBreakdown(store, options, cachedLimit) };
+  });
+  if (stored.limit < limit) return slowTracesOfBreakdown(store, options, limit);
+  return stored.rows.slice(0, limit);
 }

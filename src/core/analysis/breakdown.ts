@@ -1,6 +1,7 @@
 import type { QueryRunner } from '../store/duckStore';
 import { buildRequestBreakdown, buildRootBreakdown } from './breakdownTables';
 import { collectBreakdownWarnings } from './breakdownWarnings';
+import { dropFigureCache, resetFigureCache } from './figureCache';
 import type { AnalysisOptions } from './options';
 import { phaseColumns } from './phaseSelect';
 import { buildPhaseSelection, buildRootTree } from './phaseTimes';
@@ -13,6 +14,11 @@ export interface BreakdownInfo {
   phaseColumns: string[];
   /** Data-quality findings: unit mistakes, negative envelopes, clock issues, de-duplicated spans, … */
   warnings: string[];
+  /**
+   * Identifies this build of the breakdown tables (a uuid stored in breakdown_meta): figures computed
+   * from them are cached under it (figureCache.ts). Absent only for tables not built by buildBreakdown.
+   */
+  buildId?: string;
 }
 
 /**
@@ -29,6 +35,7 @@ export async function buildBreakdown(store: QueryRunner, options: AnalysisOption
   const phases = phaseColumns(options.phases);
   // A build that fails half-way must not leave an earlier stamp describing the half-rebuilt tables.
   await store.run('DROP TABLE IF EXISTS breakdown_meta');
+  await dropFigureCache(store);
   await ensureSpanIndex(store);
   await buildSpanPhases(store, options);
   await buildTraceRoots(store, options);
@@ -36,11 +43,17 @@ export async function buildBreakdown(store: QueryRunner, options: AnalysisOption
   await buildPhaseSelection(store, phases);
   await buildRootBreakdown(store, phases, options);
   await buildRequestBreakdown(store, phases);
-  await store.run(`CREATE OR REPLACE TABLE breakdown_meta AS SELECT $1::VARCHAR AS options_key, ${LOADED_RUN_STAMP_SQL}`, [
-    breakdownOptionsKey(options),
-  ]);
+  // The warnings depend only on these tables and the granularity (part of the options key): kept
+  // with the stamp, so a re-analysis reads them back instead of re-scanning request_breakdown.
   const warnings = await collectBreakdownWarnings(store, options);
-  return { phaseColumns: phases.map((p) => p.column), warnings };
+  await resetFigureCache(store);
+  await store.run(
+    `CREATE OR REPLACE TABLE breakdown_meta AS
+     SELECT $1::VARCHAR AS options_key, $2::VARCHAR AS warnings_json, uuid()::VARCHAR AS build_id, ${LOADED_RUN_STAMP_SQL}`,
+    [breakdownOptionsKey(options), JSON.stringify(warnings)],
+  );
+  const [meta] = await store.all<{ build_id: string }>('SELECT build_id FROM breakdown_meta');
+  return { phaseColumns: phases.map((p) => p.column), warnings, buildId: meta?.build_id };
 }
 
 /** The options the breakdown tables depend on, as a stable string (to know whether they must be rebuilt). */
@@ -57,21 +70,21 @@ export function breakdownOptionsKey(options: AnalysisOptions): string {
 
 /**
  * Builds the breakdown tables unless they already exist for these options and these loaded rows; in
- * that case only the warnings are recomputed (one pass over request_breakdown).
+ * that case nothing is recomputed: the warnings are read back from breakdown_meta.
  */
 export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
   const existing = await store.all<{ n: number }>(
-    // Looks for a stamp column: a meta table written with an older stamp means rebuild.
-    "SELECT count(*) AS n FROM information_schema.columns WHERE table_name = 'breakdown_meta' AND column_name = 'sources_key'",
+    // Looks for the newest meta column: a meta table written by an older version means rebuild.
+    "SELECT count(*) AS n FROM duckdb_columns() WHERE table_name = 'breakdown_meta' AND column_name = 'build_id'",
   );
   if (existing[0].n > 0) {
-    const [meta] = await store.all<{ options_key: string; fresh: boolean }>(
-      `SELECT m.options_key, ${loadedRunStampRow('m')} = ${loadedRunStampRow('now')} AS fresh
+    const [meta] = await store.all<{ options_key: string; warnings_json: string; build_id: string; fresh: boolean }>(
+      `SELECT m.options_key, m.warnings_json, m.build_id, ${loadedRunStampRow('m')} = ${loadedRunStampRow('now')} AS fresh
        FROM breakdown_meta m, (SELECT ${LOADED_RUN_STAMP_SQL}) now`,
     );
     if (meta?.options_key === breakdownOptionsKey(options) && meta.fresh) {
-      const warnings = await collectBreakdownWarnings(store, options);
-      return { phaseColumns: phaseColumns(options.phases).map((p) => p.column), warnings };
+      const warnings = JSON.parse(meta.warnings_json) as string[];
+      return { phaseColumns: phaseColumns(options.phases).map((p) => p.column), warnings, buildId: meta.build_id };
     }
   }
   return buildBreakdown(store, options);

@@ -17,10 +17,11 @@ import { SqlParams } from './sqlParams';
 export async function buildRootTree(store: QueryRunner): Promise<void> {
   await store.run(
     `CREATE OR REPLACE VIEW root_tree AS
-     SELECT r.root_node_id AS root_node, s.node_id, s.trace_id, s.span_id, s.name, s.depth,
-            coalesce(p.phase_mask, 0::BIGINT) AS phase_mask, s.start_ns, s.end_ns, s.duration_ms, s.output_tokens
-     FROM trace_roots r JOIN span_index s ON s.top_node = r.root_node_id
-     LEFT JOIN span_phase p ON p.node_id = s.node_id
+     SELECT r.root_node_id AS root_node, i.node_id, r.trace_id, s.span_id, s.name, i.depth,
+            coalesce(p.phase_mask, 0::BIGINT) AS phase_mask, i.start_ns, i.end_ns, i.duration_ms, i.output_tokens
+     FROM trace_roots r JOIN span_index i ON i.top_node = r.root_node_id
+     JOIN spans s ON s.rowid = i.node_id
+     LEFT JOIN span_phase p ON p.node_id = i.node_id
      WHERE r.root_candidates = 1`,
   );
 }
@@ -51,7 +52,7 @@ export async function buildPhaseSelection(store: QueryRunner, phases: readonly P
   // Selected spans of unique-root trees, with the phases picked by any ancestor (anc_mask): the
   // ancestors list of the span index joined with the selected spans, no recursion.
   await store.run(
-    `CREATE OR REPLACE TABLE phase_sel AS
+    `CREATE OR REPLACE TEMP TABLE phase_sel AS
      WITH tsel0 AS (
        SELECT p.node_id, p.top_node AS root_node, p.phase_mask, p.start_ns, p.end_ns, p.duration_ms, p.ancestors
        FROM span_phase p JOIN trace_roots r ON r.root_node_id = p.top_node
@@ -126,7 +127,7 @@ export function traceExtrasSql(options: AnalysisOptions, params: SqlParams): str
   return `WITH roots AS (SELECT trace_id, root_node_id, root_start_ns FROM trace_roots WHERE root_candidates = 1),
      ev AS (
        SELECT r.trace_id, e.name, e.time_ns
-       FROM event_index e JOIN span_index s ON s.node_id = e.node_id JOIN roots r ON r.root_node_id = s.top_node
+       FROM event_index e JOIN roots r ON r.root_node_id = e.top_node
        WHERE e.name = ${firstEvent} OR e.name = ${contentEvent}
      ),
      ev_agg AS (
@@ -138,8 +139,8 @@ export function traceExtrasSql(options: AnalysisOptions, params: SqlParams): str
        FROM ev GROUP BY trace_id
      ),
      sp_agg AS (
-       SELECT top_node AS root_node, min(end_ns) AS first_token_span_end_ns
-       FROM span_index WHERE name = ${firstSpan} GROUP BY top_node
+       SELECT i.top_node AS root_node, min(i.end_ns) AS first_token_span_end_ns
+       FROM spans s JOIN span_index i ON i.node_id = s.rowid WHERE s.name = ${firstSpan} GROUP BY i.top_node
      )
      SELECT r.trace_id, r.root_node_id AS root_node,
             (coalesce(ev_agg.first_token_ns, sp_agg.first_token_span_end_ns) - r.root_start_ns) / 1e6 AS server_ttft_ms,

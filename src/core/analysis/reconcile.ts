@@ -122,6 +122,11 @@ type SlowRow = Omit<TraceBreakdown, 'phases'> & Record<string, unknown>;
 /** The slowest matched successful requests by client_total_ms (ties by row order). */
 export async function slowTraces(store: QueryRunner, options: AnalysisOptions, limit: number): Promise<TraceBreakdown[]> {
   await ensureBreakdown(store, options);
+  return slowTracesOfBreakdown(store, options, limit);
+}
+
+/** slowTraces on breakdown tables the caller has just ensured for these options (analyzeRun). */
+export async function slowTracesOfBreakdown(store: QueryRunner, options: AnalysisOptions, limit: number): Promise<TraceBreakdown[]> {
   const phases = phaseColumns(options.phases);
   const rows = await store.all<SlowRow>(
     `SELECT trace_id, outcome, start_ms, client_total_ms, server_root_ms, network_envelope_ms, transport_setup_ms,

@@ -12,18 +12,19 @@ export { validTraceIdSql };
  * span's top_node (tree membership is an integer join), times and ancestors, so that the phase sums
  * never go back to span_index.
  *
- * The selectors are the one per-span evaluation that depends on the options; it runs over span_index
- * (already de-duplicated), one pass, no joins.
+ * The selectors are the one per-span evaluation that depends on the options; it runs in one pass over
+ * spans (names, services and attributes live there, not in the narrow span_index), and only the few
+ * selected rows are joined to span_index by rowid, which also drops duplicate copies and spans without IDs.
  */
 export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptions): Promise<void> {
   const params = new SqlParams();
   const mask = phaseMaskSql(options.phases, params);
   await store.run(
     `CREATE OR REPLACE TABLE span_phase AS
-     SELECT * FROM (
-       SELECT s.node_id, s.top_node, ${mask} AS phase_mask, s.start_ns, s.end_ns, s.duration_ms, s.ancestors
-       FROM span_index s
-     ) WHERE phase_mask <> 0`,
+     SELECT m.node_id, i.top_node, m.phase_mask, i.start_ns, i.end_ns, i.duration_ms, i.ancestors
+     FROM (
+       SELECT * FROM (SELECT s.rowid AS node_id, ${mask} AS phase_mask FROM spans s) WHERE phase_mask <> 0
+     ) m JOIN span_index i USING (node_id)`,
     params.values,
   );
 }
@@ -89,7 +90,7 @@ export async function buildTraceRoots(store: QueryRunner, options: AnalysisOptio
             candidates = 0 AS has_spans_without_root,
             fallback AS root_fallback,
             trace_no
-     FROM chosen ORDER BY trace_no`,
+     FROM chosen`,
     params.values,
   );
 }

@@ -6,7 +6,8 @@ import type { QueryRunner } from '../store/duckStore';
  * the cheap options-dependent queries (DESIGN §6: ≤ 0.5 s at 100k requests).
  *
  * - `span_index`: one row per (trace_id, span_id), the first loaded copy (lowest spans.rowid, which is
- *   `node_id`), with an integer `trace_no`, the parent resolved to an integer `parent_node` (NULL when
+ *   `node_id`; IDs, names and attributes are read from spans by that rowid, never copied), with an
+ *   integer `trace_no`, times, output tokens, the parent resolved to an integer `parent_node` (NULL when
  *   the parent is not in the trace), and, from one walk down from every top-most span, `top_node` (the
  *   top-most span above it, itself for a top-most span; NULL for spans on a parent cycle), `depth` and
  *   `ancestors` (node IDs from the top down, itself excluded). "Is any ancestor selected for phase i"
@@ -14,7 +15,7 @@ import type { QueryRunner } from '../store/duckStore';
  *   Spans without a trace or span ID cannot take part in a tree and are left out (counted in
  *   span_index_meta.spans_without_ids).
  * - `trace_index`: one row per trace with spans: trace_no, trace_id, valid, span_count.
- * - `event_index`: distinct (node_id, name, time_ns) of span events whose span is indexed.
+ * - `event_index`: distinct (node_id, top_node, name, time_ns) of span events whose span is indexed.
  * - `top_index`: the top-most spans (root candidates are among them) and the Σ of output tokens over
  *   each one's subtree.
  * - `client_index`: per client_requests row, in loaded order (read back with a POSITIONAL JOIN, so the
@@ -22,6 +23,16 @@ import type { QueryRunner } from '../store/duckStore';
  *   trace_no of its trace (NULL for an invalid ID or a trace without spans).
  * - `span_index_meta`: the stamp of the loaded rows it was built from.
  */
+
+/** Output tokens of a span row `s` of spans (GenAI semantic conventions, or the older llm.* name). */
+const OUTPUT_TOKENS_SQL = `TRY_CAST(coalesce(map_extract_value(s.attributes, 'gen_ai.usage.output_tokens'),
+                              map_extract_value(s.attributes, 'llm.output_tokens')) AS DOUBLE)`;
+
+/**
+ * The descriptive columns of a span row `s` of spans that span_index leaves out, for a join
+ * `span_index i JOIN spans s ON s.rowid = i.node_id` (node_id is the rowid of the kept copy).
+ */
+export const SPAN_COLUMNS = `s.span_id, nullif(s.parent_span_id, '') AS parent_span_id, s.name, s.kind, s.service, s.status`;
 
 /** SQL boolean: a trace ID the join accepts (W3C: 32 lower-case hex digits, not all zero). */
 export function validTraceIdSql(expr: string): string {
@@ -44,7 +55,7 @@ export function loadedRunStampRow(t: string): string {
 }
 
 /** Bump when the shape of any index table changes: a database written by another version is re-indexed. */
-const SPAN_INDEX_VERSION = 2;
+const SPAN_INDEX_VERSION = 3;
 
 /** Builds the span index unless it exists for the loaded rows and this index version. Returns true when it was (re)built. */
 export async function ensureSpanIndex(store: QueryRunner): Promise<boolean> {
@@ -77,11 +88,13 @@ export async function buildSpanIndex(store: QueryRunner): Promise<void> {
      SELECT row_number() OVER ()::INTEGER AS trace_no, trace_id, ${validTraceIdSql('trace_id')} AS valid, span_count
      FROM (SELECT trace_id, count(*) AS span_count FROM span_keep GROUP BY trace_id)`,
   );
-  // Parent links resolved once by string IDs into integers; everything after joins integers. Kept
-  // narrow on purpose: copying the wide rows (IDs, names, attributes) is what costs, so it happens once.
+  // Parent links resolved once by string IDs into integers; everything after joins integers. The
+  // per-span figures every later step needs (times, output tokens) are read in the same join with
+  // spans, so spans is joined by rowid once here and once for the top-most spans (top_index).
   await store.run(
     `CREATE OR REPLACE TEMP TABLE span_links AS
-     SELECT k.node_id, t.trace_no, p.node_id AS parent_node
+     SELECT k.node_id, t.trace_no, p.node_id AS parent_node, s.start_ns, s.end_ns, s.duration_ms,
+            ${OUTPUT_TOKENS_SQL} AS output_tokens
      FROM span_keep k JOIN trace_index t USING (trace_id)
      JOIN spans s ON s.rowid = k.node_id
      LEFT JOIN span_keep p ON p.trace_id = k.trace_id AND p.span_id = nullif(s.parent_span_id, '')`,
@@ -99,29 +112,31 @@ export async function buildSpanIndex(store: QueryRunner): Promise<void> {
      )
      SELECT * FROM walk`,
   );
+  // Narrow on purpose: no IDs, names or attributes (copying those wide columns was most of the cost);
+  // whoever needs them joins spans on rowid = node_id (spanColumnsSql).
   await store.run(
     `CREATE OR REPLACE TABLE span_index AS
-     SELECT l.node_id, l.trace_no, s.trace_id, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id, s.name, s.kind,
-            s.service, s.start_ns, s.end_ns, s.duration_ms, s.status, s.attributes,
-            TRY_CAST(coalesce(map_extract_value(s.attributes, 'gen_ai.usage.output_tokens'),
-                              map_extract_value(s.attributes, 'llm.output_tokens')) AS DOUBLE) AS output_tokens,
+     SELECT l.node_id, l.trace_no, l.start_ns, l.end_ns, l.duration_ms, l.output_tokens,
             l.parent_node, l.parent_node IS NULL AS parent_missing,
             w.top_node, w.depth, w.ancestors
-     FROM span_links l JOIN spans s ON s.rowid = l.node_id
-     LEFT JOIN span_walk w USING (node_id)`,
+     FROM span_links l LEFT JOIN span_walk w USING (node_id)`,
   );
   await store.run(
     `CREATE OR REPLACE TABLE top_index AS
-     WITH tok AS (SELECT top_node, sum(output_tokens) AS output_tokens FROM span_index WHERE top_node IS NOT NULL GROUP BY top_node)
-     SELECT s.node_id AS top_node, s.trace_no, s.span_id, s.parent_span_id, s.name, s.kind, s.service, s.start_ns, s.end_ns,
-            s.duration_ms, s.status, tok.output_tokens
-     FROM span_index s LEFT JOIN tok ON tok.top_node = s.node_id
-     WHERE s.parent_missing`,
+     -- Only spans that carry a token count (few) take part: a subtree without any keeps NULL, as sum() over NULLs gives.
+     WITH tok AS (
+       SELECT top_node, sum(output_tokens) AS output_tokens FROM span_index
+       WHERE top_node IS NOT NULL AND output_tokens IS NOT NULL GROUP BY top_node
+     )
+     SELECT i.node_id AS top_node, i.trace_no, ${SPAN_COLUMNS}, i.start_ns, i.end_ns, i.duration_ms, tok.output_tokens
+     FROM span_index i JOIN spans s ON s.rowid = i.node_id LEFT JOIN tok ON tok.top_node = i.node_id
+     WHERE i.parent_missing`,
   );
   await store.run(
     `CREATE OR REPLACE TABLE event_index AS
-     SELECT DISTINCT k.node_id, e.name, e.time_ns
-     FROM span_events e JOIN span_keep k ON k.trace_id = e.trace_id AND k.span_id = e.span_id`,
+     SELECT DISTINCT k.node_id, i.top_node, e.name, e.time_ns
+     FROM span_events e JOIN span_keep k ON k.trace_id = e.trace_id AND k.span_id = e.span_id
+     JOIN span_index i ON i.node_id = k.node_id`,
   );
   // client_dup is only set for valid IDs: an all-zero or malformed ID repeated on many rows is already
   // unmatched as invalid, and counting it as a collision too would double-report one problem.

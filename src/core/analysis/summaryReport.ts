@@ -5,13 +5,22 @@
  */
 import type { QueryRunner } from '../store/duckStore';
 import { PHASEWISE_VERSION } from '../version';
+import type { FigureCache } from './figureCache';
 import { evaluateGates, gatherRunFigures, steadyWindowShort } from './gates';
-import { computeLedger } from './ledger';
-import { computeClientTable, computeMatchedTable, computeServerTable, ENVELOPE_COLUMN, readBreakdownColumns, withData } from './metrics';
+import { computeLedger, type LedgerResult } from './ledger';
+import {
+  computeClientTable,
+  computeMatchedTable,
+  computeServerTable,
+  ENVELOPE_COLUMN,
+  readBreakdownColumns,
+  withData,
+  type BreakdownColumns,
+} from './metrics';
 import type { AnalysisOptions, GateSpec } from './options';
 import { steadyWindowOf } from './population';
 import { assertIdentifier } from './quantileSql';
-import type { EnvelopeSummary, JoinSummary, Report, TraceBreakdown } from './report';
+import type { EnvelopeSummary, JoinSummary, MetricTable, Report, TraceBreakdown } from './report';
 import { definitions, readInputs, readK6Summaries, readLoadIssues } from './summaryTables';
 import { computeTail } from './tail';
 import { decideVerdict } from './verdict';
@@ -23,6 +32,16 @@ export interface BreakdownParts {
   warnings: readonly string[];
   join: JoinSummary;
   slowTraces: TraceBreakdown[];
+  /**
+   * Where the whole-run figures (columns, metric tables, ledger) of these breakdown tables are kept
+   * between analyses; without it they are computed.
+   */
+  cache?: FigureCache;
+}
+
+/** A figure from the cache when there is one, else computed. */
+function cached<T>(cache: FigureCache | undefined, name: string, compute: () => Promise<T>): Promise<T> {
+  return cache ? cache.get(name, compute) : compute();
 }
 
 /**
@@ -38,13 +57,22 @@ export async function buildReport(
   const phaseColumns = parts.phaseColumns.map(assertIdentifier);
   const steady = steadyWindowOf(options);
 
-  const columns = await readBreakdownColumns(store);
-  const matchedAll = await computeMatchedTable(store, phaseColumns, columns);
-  const clientAll = await computeClientTable(store, columns);
-  const serverAll = await computeServerTable(store, phaseColumns, columns);
+  const cache = parts.cache;
+  // Sets do not survive JSON: cached as arrays.
+  const columnLists = await cached(cache, 'columns', async () => {
+    const c = await readBreakdownColumns(store);
+    return { request: [...c.request], root: [...c.root] };
+  });
+  const columns: BreakdownColumns = { request: new Set(columnLists.request), root: new Set(columnLists.root) };
+  // Keyed by the phase columns too: a cache is per breakdown build, whose phases are fixed, but the
+  // key keeps a caller passing other phase columns from reading another table.
+  const phaseKey = phaseColumns.join(',');
+  const matchedAll = await cached<MetricTable>(cache, `matched:${phaseKey}`, () => computeMatchedTable(store, phaseColumns, columns));
+  const clientAll = await cached<MetricTable>(cache, 'client', () => computeClientTable(store, columns));
+  const serverAll = await cached<MetricTable>(cache, `server:${phaseKey}`, () => computeServerTable(store, phaseColumns, columns));
   const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
 
-  const { ledger, notes: ledgerNotes } = await computeLedger(store);
+  const { ledger, notes: ledgerNotes } = await cached<LedgerResult>(cache, 'ledger', () => computeLedger(store));
   const windows = await computeWindows(store, options.windowSizeMs, steady);
   const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, columns, matchedAll.client_total_ms);
 

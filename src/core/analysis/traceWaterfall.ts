@@ -1,6 +1,7 @@
 import type { QueryRunner } from '../store/duckStore';
 import type { PhaseColumn } from './phaseSelect';
 import type { WaterfallSpan } from './report';
+import { SPAN_COLUMNS } from './spanIndex';
 
 interface WaterfallRow extends Record<string, unknown> {
   span_id: string;
@@ -32,8 +33,9 @@ export async function traceWaterfall(
 ): Promise<WaterfallSpan[]> {
   const rows = await store.all<WaterfallRow>(
     `WITH RECURSIVE t AS (
-       SELECT s.*, coalesce(p.phase_mask, 0::BIGINT) AS phase_mask
-       FROM span_index s LEFT JOIN span_phase p USING (node_id) WHERE s.trace_id = $1
+       SELECT i.node_id, i.start_ns, i.duration_ms, i.parent_missing, ${SPAN_COLUMNS}, coalesce(p.phase_mask, 0::BIGINT) AS phase_mask
+       FROM span_index i JOIN spans s ON s.rowid = i.node_id LEFT JOIN span_phase p ON p.node_id = i.node_id
+       WHERE i.trace_no = (SELECT trace_no FROM trace_index WHERE trace_id = $1)
      ),
      base AS (
        SELECT coalesce((SELECT start_ns FROM t WHERE span_id = $2), (SELECT min(start_ns) FROM t)) AS base_ns

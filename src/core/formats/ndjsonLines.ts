@@ -151,8 +151,10 @@ export async function countLines(ctx: ReaderContext): Promise<{ lines: number; b
 
 /**
  * True when a DuckDB failure is about the file's content (malformed JSON/CSV, a value of the wrong
- * type), i.e. worth a line-by-line retry; false for bugs in our SQL (parser/binder/catalog errors).
+ * type), i.e. worth a line-by-line retry; false for bugs in our SQL (parser/binder/catalog errors)
+ * and for running out of memory.
  */
 export function isDataError(err: unknown): err is StoreError {
-  return err instanceof StoreError && !/^(Parser|Binder|Catalog|Not implemented) Error/.test(err.message);
+  // Out of memory is the machine's limit, not the file's fault, and reading line by line needs more.
+  return err instanceof StoreError && !/^(Parser|Binder|Catalog|Not implemented|Out of Memory) Error/.test(err.message);
 }
