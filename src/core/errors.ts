@@ -31,3 +31,17 @@ export class CancelledError extends Error {
     this.name = 'CancelledError';
   }
 }
+
+/**
+ * The load contract has errors; `lines` are the formatted diagnostics (`file:line:col: severity code
+ * message`). Exit 4. Kept here, beside InputError, so that catching it never loads the contract library.
+ */
+export class ContractError extends Error {
+  constructor(
+    readonly file: string,
+    readonly lines: string[],
+  ) {
+    super(`${file}: the load contract has errors`);
+    this.name = 'ContractError';
+  }
+}

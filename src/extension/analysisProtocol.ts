@@ -5,7 +5,7 @@
  * No vscode and no DuckDB import: the host bundle and plain-Node tests both use this file.
  */
 import type { Report } from '../core/analysis/report';
-import { CancelledError, InputError } from '../core/errors';
+import { CancelledError, ContractError, InputError } from '../core/errors';
 
 /** What the worker analyses (passed as `workerData`). */
 export interface AnalysisRequest {
@@ -32,33 +32,14 @@ export type WorkerMessage =
   | { type: 'result'; report: Report; markdown: string }
   | { type: 'error'; error: SerializedError };
 
-/**
- * The contract's errors, revived on the host without loading the contract parser (yaml, ajv): the
- * command recognises it by `name === 'ContractError'` and its `lines`, like the core's class.
- */
-export class RemoteContractError extends Error {
-  constructor(
-    readonly file: string,
-    readonly lines: string[],
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ContractError';
-  }
-}
-
 /** Worker side: any thrown value as a tagged plain object. */
 export function serializeError(err: unknown): SerializedError {
   if (err instanceof CancelledError) return { kind: 'cancelled' };
   if (err instanceof InputError) {
     return { kind: 'input', file: err.file, line: err.line ?? null, expected: err.expected, found: err.found ?? null };
   }
+  if (err instanceof ContractError) return { kind: 'contract', file: err.file, lines: err.lines, message: err.message };
   if (err instanceof Error) {
-    // ContractError lives next to the contract parser; matched by shape so this file stays light.
-    const { file, lines } = err as { file?: unknown; lines?: unknown };
-    if (err.name === 'ContractError' && typeof file === 'string' && Array.isArray(lines)) {
-      return { kind: 'contract', file, lines: lines.map(String), message: err.message };
-    }
     return { kind: 'other', name: err.name, message: err.message, stack: err.stack ?? null };
   }
   return { kind: 'other', name: 'Error', message: String(err), stack: null };
@@ -72,7 +53,7 @@ export function reviveError(e: SerializedError): Error {
     case 'input':
       return new InputError(e.file, e.line ?? undefined, e.expected, e.found ?? undefined);
     case 'contract':
-      return new RemoteContractError(e.file, e.lines, e.message);
+      return new ContractError(e.file, e.lines);
     case 'other': {
       const err = new Error(e.message);
       err.name = e.name;

@@ -7,7 +7,6 @@ import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions, type GateSpec } from '.
 import type { Report } from '../analysis/report';
 import type { ProgressSink } from '../formats/types';
 import { DuckStore } from '../store/duckStore';
-import { readContractInput } from './contractInput';
 import { loadRun } from './loadRun';
 
 export interface AnalyzeFilesRequest {
@@ -28,6 +27,8 @@ export interface AnalyzeFilesHooks {
 /** Options and gates for a request: defaults, overridden by the contract when one is given. */
 export async function analysisFor(contract: string | undefined): Promise<{ options: AnalysisOptions; gates: GateSpec[]; notes: string[] }> {
   if (contract === undefined) return { options: { ...DEFAULT_ANALYSIS_OPTIONS }, gates: [], notes: [] };
+  // Loaded only with a contract: the contract library (yaml, ajv) costs 0.1–0.3 s to load.
+  const { readContractInput } = await import('./contractInput');
   const input = await readContractInput(contract);
   return { options: { ...DEFAULT_ANALYSIS_OPTIONS, ...input.options }, gates: input.gates, notes: input.notes };
 }

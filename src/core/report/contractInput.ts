@@ -6,17 +6,9 @@
 import type { AnalysisOptions, GateSpec } from '../analysis/options';
 import { contractToAnalysis, loadContractFile } from '../contract/index';
 import type { ContractDiagnostic } from '../contract/types';
+import { ContractError } from '../errors';
 
-/** The contract has errors; `lines` are the formatted diagnostics. Exit 4. */
-export class ContractError extends Error {
-  constructor(
-    readonly file: string,
-    readonly lines: string[],
-  ) {
-    super(`${file}: the load contract has errors`);
-    this.name = 'ContractError';
-  }
-}
+export { ContractError } from '../errors';
 
 export interface ContractInput {
   options: Partial<AnalysisOptions>;

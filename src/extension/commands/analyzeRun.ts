@@ -1,7 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Report } from '../../core/analysis/report';
-import { CancelledError, InputError } from '../../core/errors';
+import { CancelledError, ContractError, InputError } from '../../core/errors';
 import { startAnalysis } from '../analysisClient';
 
 /** Arguments when the command is invoked programmatically (tests, other extensions, tasks). */
@@ -103,10 +103,9 @@ function showAnalyzeError(err: unknown, log: vscode.LogOutputChannel): void {
     void vscode.window.showErrorMessage(`Phasewise: ${err.message}`);
     return;
   }
-  const lines = (err as { lines?: unknown }).lines;
-  if (err instanceof Error && err.name === 'ContractError' && Array.isArray(lines)) {
-    for (const line of lines) log.error(String(line));
-    void vscode.window.showErrorMessage(`Phasewise: ${String(lines[0] ?? err.message)}`);
+  if (err instanceof ContractError) {
+    for (const line of err.lines) log.error(line);
+    void vscode.window.showErrorMessage(`Phasewise: ${err.lines[0] ?? err.message}`);
     return;
   }
   const message = err instanceof Error ? err.message : String(err);
