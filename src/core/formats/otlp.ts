@@ -12,7 +12,7 @@
 import { InputError } from '../errors';
 import { asInputError, maxDocumentBytes } from './spanDocument';
 import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
-import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishStage, type FinishOptions } from './spanStage';
+import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishLoadedEvents, type FinishOptions } from './spanStage';
 import { runUnordered } from './unordered';
 import { kindSql, normalizeIdSql, otlpStatusSql } from './spanSql';
 import type { Params } from '../store/duckStore';
@@ -139,15 +139,15 @@ function isOutOfMemory(err: unknown): boolean {
   return /out of memory/i.test(err instanceof Error ? err.message : String(err));
 }
 
-/** Runs `fill(limit)` with each maximum_object_size in turn, emptying the stage between tries. */
-async function withLineLimits(ctx: ReaderContext, stage: string, fill: (limit: number) => Promise<void>): Promise<void> {
+/** Runs `fill(limit)` with each maximum_object_size in turn, calling `reset` between tries. */
+async function withLineLimits(fill: (limit: number) => Promise<void>, reset: () => Promise<void>): Promise<void> {
   for (let i = 0; i < LINE_LIMITS.length; i++) {
     try {
       await fill(LINE_LIMITS[i]);
       return;
     } catch (err) {
       if (i === LINE_LIMITS.length - 1 || !isObjectSizeError(err)) throw err;
-      await ctx.store.run(`DELETE FROM ${stage}`);
+      await reset();
     }
   }
 }
@@ -159,36 +159,55 @@ type FastOutcome = { done: ReaderResult } | { next: 'numbered' | 'line-by-line' 
 
 /**
  * Fast path for a clean NDJSON file: ONE statement parses every document on every thread straight
- * into the stage, without line numbers (spans.line stays NULL: nothing in a clean file is cited by
- * line). Measured on the bench 100k run (373 MB, 690k spans): the numbered path costs ≈ 2× the wall
- * time, because row_number() and an order-preserving insert both keep the parse on one thread.
- * Anything a report would cite by line sends the file to the numbered path, which reads it again:
- * documents without resourceSpans (or the api_v3 wrapper), duplicate spans, spans without IDs,
- * doubtful times or IDs; a malformed line goes to line-by-line staging.
+ * into `spans` (events kept in spans.events, copied to span_events afterwards), without line numbers
+ * (spans.line stays NULL: nothing in a clean file is cited by line). Measured on the bench 100k run
+ * (373 MB, 690k spans): the numbered path costs ≈ 2× the wall time, because row_number() and an
+ * order-preserving insert both keep the parse on one thread; and at 1M requests (6.8M spans) a
+ * staging table spilled to disk and its copy into `spans` alone took 30 s.
+ * Anything a report would cite by line sends the file to the numbered path, which reads it again
+ * after this source's rows are deleted: documents without resourceSpans (or the api_v3 wrapper),
+ * duplicate spans, spans without IDs, doubtful times or IDs; a malformed line goes to line-by-line
+ * staging. A failed statement inserts nothing (each statement is its own transaction).
  */
-async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome> {
-  await createSpanStage(ctx, stage);
+async function readFast(ctx: ReaderContext): Promise<FastOutcome> {
+  const id = ctx.sourceId;
+  if (!Number.isSafeInteger(id)) throw new Error(`invalid source id ${id}`);
+  const loaded = 'otlp_loaded';
+  const columns = 'line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes, events';
   try {
-    const sql = `INSERT INTO ${stage} ${projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker THEN -1 END')}`;
-    await withLineLimits(ctx, stage, (limit) =>
-      runUnordered(ctx.store, sql, [REQUEST_SHAPE, ctx.path, compressionOf(ctx), limit]),
+    const sql = `INSERT INTO spans
+      SELECT $5, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
+             (end_ns - start_ns) / 1e6, status, attributes, events
+      FROM (${projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker THEN -1 END')}) p(${columns})`;
+    await withLineLimits(
+      (limit) => runUnordered(ctx.store, sql, [REQUEST_SHAPE, ctx.path, compressionOf(ctx), limit, id]),
+      async () => undefined,
     );
   } catch (err) {
     if (!isDataError(err) || isOutOfMemory(err)) throw err;
     return { next: 'line-by-line' };
   }
-  const [row] = await ctx.store.all<{ markers: number }>(`SELECT count(*) AS markers FROM ${stage} WHERE line = -1`);
-  if (row.markers > 0) return { next: 'numbered' };
-  const checks = await checkStage(ctx, stage, FINISH);
-  if (checksCiteLines(checks)) return { next: 'numbered' };
-  return { done: await publishStage(ctx, stage, checks, FINISH) };
+  const undo = async (next: 'numbered'): Promise<FastOutcome> => {
+    await ctx.store.run(`DROP VIEW IF EXISTS ${loaded}`);
+    await ctx.store.run('DELETE FROM spans WHERE source_id = $1', [id]);
+    return { next };
+  };
+  const [row] = await ctx.store.all<{ markers: number }>('SELECT count(*) AS markers FROM spans WHERE source_id = $1 AND line = -1', [id]);
+  if (row.markers > 0) return undo('numbered');
+  // The checks of every span reader, over this source's rows (the id is our integer, checked above).
+  await ctx.store.run(`CREATE OR REPLACE TEMP VIEW ${loaded} AS SELECT * FROM spans WHERE source_id = ${id}`);
+  const checks = await checkStage(ctx, loaded, FINISH);
+  if (checksCiteLines(checks)) return undo('numbered');
+  await ctx.store.run(`DROP VIEW ${loaded}`);
+  await publishLoadedEvents(ctx);
+  return { done: { records: checks.total, skipped: 0 } };
 }
 
 export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   const stage = 'otlp_stage';
   let next: 'numbered' | 'line-by-line' = 'numbered';
   if (ctx.sniff.lineDelimited) {
-    const fast = await readFast(ctx, stage);
+    const fast = await readFast(ctx);
     if ('done' in fast) return fast.done;
     next = fast.next;
     ctx.progress?.(next === 'numbered' ? 'OTLP JSON needs line numbers for its report; reading it again with them' : 'OTLP JSON has bad lines; reading it line by line');
@@ -198,8 +217,9 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   if (ctx.sniff.lineDelimited) {
     try {
       if (next === 'line-by-line') throw new LineByLine();
-      await withLineLimits(ctx, stage, (limit) =>
-        flattenInto(ctx, stage, NUMBERED_SOURCE, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), limit]),
+      await withLineLimits(
+        (limit) => flattenInto(ctx, stage, NUMBERED_SOURCE, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), limit]),
+        () => ctx.store.run(`DELETE FROM ${stage}`),
       );
     } catch (err) {
       if (!(err instanceof LineByLine) && (!isDataError(err) || isOutOfMemory(err))) throw err;

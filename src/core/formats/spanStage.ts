@@ -142,7 +142,7 @@ export async function publishStage(ctx: ReaderContext, table: string, s: StageCh
   await ctx.store.run(
     `INSERT INTO spans
      SELECT $1, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
-            (end_ns - start_ns) / 1e6, status, attributes
+            (end_ns - start_ns) / 1e6, status, attributes, events
      FROM ${source} WHERE ${hasIds}`,
     [ctx.sourceId],
   );
@@ -157,6 +157,19 @@ export async function publishStage(ctx: ReaderContext, table: string, s: StageCh
 
   await recordChecks(ctx, s, options);
   return { records: s.total - s.no_id - s.dup, skipped: s.no_id };
+}
+
+/**
+ * For spans a reader wrote straight into `spans` (the OTLP fast path, after checkStage found nothing
+ * to report): copies their events into span_events. Reads only the events column of this source.
+ */
+export async function publishLoadedEvents(ctx: ReaderContext): Promise<void> {
+  await ctx.store.run(
+    `INSERT INTO span_events
+     SELECT $1, trace_id, span_id, e.name, e.time_ns
+     FROM (SELECT trace_id, span_id, unnest(events) AS e FROM spans WHERE source_id = $1 AND len(events) > 0)`,
+    [ctx.sourceId],
+  );
 }
 
 async function issue(ctx: ReaderContext, line: number | null, severity: string, code: string, message: string): Promise<void> {

@@ -95,7 +95,8 @@ CREATE TABLE IF NOT EXISTS spans (
   end_ns BIGINT,
   duration_ms DOUBLE,               -- (end_ns − start_ns) / 1e6, exact to the source's resolution
   status VARCHAR,                   -- UNSET | OK | ERROR
-  attributes MAP(VARCHAR, VARCHAR)  -- span + resource attributes, values as strings
+  attributes MAP(VARCHAR, VARCHAR), -- span + resource attributes, values as strings
+  events STRUCT(name VARCHAR, time_ns BIGINT)[] -- the span's events as loaded; span_events is the table to query
 );
 
 CREATE TABLE IF NOT EXISTS span_events (
@@ -117,4 +118,6 @@ CREATE TABLE IF NOT EXISTS k6_summary (
 
 export async function createSchema(conn: DuckDBConnection): Promise<void> {
   await conn.run(SCHEMA_SQL);
+  // A database written before spans.events existed: add it (NULL for the rows already loaded).
+  await conn.run('ALTER TABLE spans ADD COLUMN IF NOT EXISTS events STRUCT(name VARCHAR, time_ns BIGINT)[]');
 }
