@@ -13,6 +13,7 @@ import * as path from 'path';
 import type { ChildResult } from './child';
 import { measureContractValidation, WATERFALL_FIGURE, type ActivationResult } from './editor';
 import type { EditorLoopResult } from './editorLoop';
+import { DEFAULT_MEMORY_LIMIT } from '../../src/core/store/duckStore';
 import { ensureRun, SIZES, type Size } from './generateCache';
 import { loadAverage, machineLines, ratioLine, resultsMarkdown, table, type Measurement, type SizeSummary } from './results';
 
@@ -36,7 +37,7 @@ function parseBenchArgs(argv: string[]): BenchArgs {
     // Both cores: DuckDB parallelises JSON parsing per file block; the JS thread mostly waits.
     threads: os.cpus().length,
     // Keeps DuckDB + Node under the 2 GB peak RSS target; larger states spill to temp_directory.
-    memoryLimit: '1200MB',
+    memoryLimit: DEFAULT_MEMORY_LIMIT,
     results: path.join(REPO, 'bench', 'RESULTS.md'),
   };
   for (let i = 0; i < argv.length; i++) {

@@ -62,6 +62,7 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
       sniff,
       traceIdTag: options.traceIdTag ?? 'trace_id',
       progress: options.progress,
+      bytes,
     });
     await store.run('UPDATE sources SET records = $1, skipped = $2 WHERE source_id = $3', [result.records, result.skipped, next]);
     loaded.push({ sourceId: next, path: abs, sniff, bytes, records: result.records, skipped: result.skipped });

@@ -12,7 +12,7 @@
 import { InputError } from '../errors';
 import { asInputError, maxDocumentBytes } from './spanDocument';
 import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
-import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishLoadedEvents, type FinishOptions } from './spanStage';
+import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishLoadedEvents, publishStage, type FinishOptions } from './spanStage';
 import { runUnordered } from './unordered';
 import { kindSql, normalizeIdSql, otlpStatusSql } from './spanSql';
 import type { Params } from '../store/duckStore';
@@ -158,56 +158,94 @@ const FINISH: FinishOptions = { dedupe: 'span-id', sourceUnit: 'ns' };
 type FastOutcome = { done: ReaderResult } | { next: 'numbered' | 'line-by-line' };
 
 /**
- * Fast path for a clean NDJSON file: ONE statement parses every document on every thread straight
- * into `spans` (events kept in spans.events, copied to span_events afterwards), without line numbers
- * (spans.line stays NULL: nothing in a clean file is cited by line). Measured on the bench 100k run
- * (373 MB, 690k spans): the numbered path costs ≈ 2× the wall time, because row_number() and an
- * order-preserving insert both keep the parse on one thread; and at 1M requests (6.8M spans) a
- * staging table spilled to disk and its copy into `spans` alone took 30 s.
+ * Fast path for a clean NDJSON file: ONE statement parses every document on every thread, without
+ * line numbers (spans.line stays NULL: nothing in a clean file is cited by line). Measured on the
+ * bench 100k run (373 MB, 690k spans): the numbered path costs ≈ 2× the wall time, because
+ * row_number() and an order-preserving insert both keep the parse on one thread.
+ * Where the rows go depends on the file's size against DuckDB's memory_limit (directTarget):
+ * - straight into `spans` (events kept in spans.events and copied to span_events afterwards): no
+ *   staging table to copy; 100k run: 4.7 s for the file instead of ≈ 6 s;
+ * - into the staging table, then published: an insert into `spans` is held in memory (or DuckDB's
+ *   temp files) until it commits, and at 1M requests (3.7 GB, 6.8M spans, memory_limit 1200MB) the
+ *   direct insert spilled 2.6 GB and ran on one thread for 156 s; staging then copying took ≈ 90 s.
  * Anything a report would cite by line sends the file to the numbered path, which reads it again
- * after this source's rows are deleted: documents without resourceSpans (or the api_v3 wrapper),
+ * (after this source's rows are deleted): documents without resourceSpans (or the api_v3 wrapper),
  * duplicate spans, spans without IDs, doubtful times or IDs; a malformed line goes to line-by-line
  * staging. A failed statement inserts nothing (each statement is its own transaction).
  */
-async function readFast(ctx: ReaderContext): Promise<FastOutcome> {
+async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome> {
   const id = ctx.sourceId;
   if (!Number.isSafeInteger(id)) throw new Error(`invalid source id ${id}`);
-  const loaded = 'otlp_loaded';
+  const direct = await directTarget(ctx);
   const columns = 'line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes, events';
+  const rows = projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker THEN -1 END');
+  const sql = direct
+    ? `INSERT INTO spans
+       SELECT $5, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
+              (end_ns - start_ns) / 1e6, status, attributes, events
+       FROM (${rows}) p(${columns})`
+    : `INSERT INTO ${stage} ${rows}`;
+  if (!direct) await createSpanStage(ctx, stage);
   try {
-    const sql = `INSERT INTO spans
-      SELECT $5, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
-             (end_ns - start_ns) / 1e6, status, attributes, events
-      FROM (${projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker THEN -1 END')}) p(${columns})`;
     await withLineLimits(
-      (limit) => runUnordered(ctx.store, sql, [REQUEST_SHAPE, ctx.path, compressionOf(ctx), limit, id]),
-      async () => undefined,
+      (limit) => runUnordered(ctx.store, sql, [REQUEST_SHAPE, ctx.path, compressionOf(ctx), limit, ...(direct ? [id] : [])]),
+      async () => (direct ? undefined : ctx.store.run(`DELETE FROM ${stage}`)),
     );
   } catch (err) {
     if (!isDataError(err) || isOutOfMemory(err)) throw err;
     return { next: 'line-by-line' };
   }
-  const undo = async (next: 'numbered'): Promise<FastOutcome> => {
-    await ctx.store.run(`DROP VIEW IF EXISTS ${loaded}`);
-    await ctx.store.run('DELETE FROM spans WHERE source_id = $1', [id]);
-    return { next };
+  // The rows just read: this source's rows of `spans`, or the stage (the id is our integer, checked above).
+  const loaded = direct ? 'otlp_loaded' : stage;
+  if (direct) await ctx.store.run(`CREATE OR REPLACE TEMP VIEW ${loaded} AS SELECT * FROM spans WHERE source_id = ${id}`);
+  const undo = async (): Promise<FastOutcome> => {
+    if (direct) {
+      await ctx.store.run(`DROP VIEW IF EXISTS ${loaded}`);
+      await ctx.store.run('DELETE FROM spans WHERE source_id = $1', [id]);
+    }
+    return { next: 'numbered' };
   };
-  const [row] = await ctx.store.all<{ markers: number }>('SELECT count(*) AS markers FROM spans WHERE source_id = $1 AND line = -1', [id]);
-  if (row.markers > 0) return undo('numbered');
-  // The checks of every span reader, over this source's rows (the id is our integer, checked above).
-  await ctx.store.run(`CREATE OR REPLACE TEMP VIEW ${loaded} AS SELECT * FROM spans WHERE source_id = ${id}`);
+  const [row] = await ctx.store.all<{ markers: number }>(`SELECT count(*) AS markers FROM ${loaded} WHERE line = -1`);
+  if (row.markers > 0) return undo();
   const checks = await checkStage(ctx, loaded, FINISH);
-  if (checksCiteLines(checks)) return undo('numbered');
+  if (checksCiteLines(checks)) return undo();
+  if (!direct) return { done: await publishStage(ctx, stage, checks, FINISH) };
   await ctx.store.run(`DROP VIEW ${loaded}`);
   await publishLoadedEvents(ctx);
   return { done: { records: checks.total, skipped: 0 } };
+}
+
+/**
+ * Up to this share of memory_limit, the file goes straight into `spans`. The 100k run (373 MB) loaded
+ * that way with RSS 860 MB under a 1200MB limit; the 1M run (3.7 GB) spilled (see readFast).
+ */
+const DIRECT_SHARE_OF_MEMORY = 0.5;
+
+/** Whether the fast path should insert straight into `spans` (see readFast). Gzip files count ×8. */
+async function directTarget(ctx: ReaderContext): Promise<boolean> {
+  if (ctx.bytes === undefined) return false;
+  const [{ value }] = await ctx.store.all<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
+  const limit = parseByteSize(value);
+  if (limit === undefined) return false;
+  return ctx.bytes * (ctx.sniff.gzip ? 8 : 1) <= limit * DIRECT_SHARE_OF_MEMORY;
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = {
+  B: 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KIB: 2 ** 10, MIB: 2 ** 20, GIB: 2 ** 30, TIB: 2 ** 40,
+};
+
+/** DuckDB's rendering of a size setting ('1.1 GiB', '953.6 MiB', '2.0 GB') in bytes; undefined otherwise. */
+export function parseByteSize(text: string): number | undefined {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?i?B)\s*$/i.exec(text);
+  const unit = m ? BYTE_UNITS[m[2].toUpperCase()] : undefined;
+  return m && unit !== undefined ? Number(m[1]) * unit : undefined;
 }
 
 export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   const stage = 'otlp_stage';
   let next: 'numbered' | 'line-by-line' = 'numbered';
   if (ctx.sniff.lineDelimited) {
-    const fast = await readFast(ctx);
+    const fast = await readFast(ctx, stage);
     if ('done' in fast) return fast.done;
     next = fast.next;
     ctx.progress?.(next === 'numbered' ? 'OTLP JSON needs line numbers for its report; reading it again with them' : 'OTLP JSON has bad lines; reading it line by line');

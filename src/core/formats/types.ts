@@ -13,6 +13,8 @@ export interface ReaderContext {
   /** k6 tag that carries the trace ID when `data.metadata.trace_id` is absent. */
   traceIdTag: string;
   progress?: ProgressSink;
+  /** Size of the file on disk (compressed size for gzip), when the caller knows it. */
+  bytes?: number;
 }
 
 /** What a reader appended: rows in its table(s), and lines/elements it skipped (each in load_issues). */

@@ -14,10 +14,17 @@ export interface QueryRunner {
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
 }
 
+/**
+ * DuckDB's memory_limit unless the caller sets one. DuckDB allocates beyond it (JSON read buffers,
+ * Node's own heap is extra): with 1200MB the bench's 1M-request load peaked at 1.7–1.9 GB RSS (DESIGN
+ * §6: ≤ 2 GB); with 2GB an earlier 1M load peaked at 2.8 GB. The bench measures with this value.
+ */
+export const DEFAULT_MEMORY_LIMIT = '1200MB';
+
 export interface StoreOptions {
   /** Database file; ':memory:' (default) or a path so that re-analysis never re-parses. */
   database?: string;
-  /** DuckDB memory_limit, e.g. '2GB': DuckDB spills to temp_directory instead of exhausting the host. */
+  /** DuckDB memory_limit, e.g. '2GB' (default DEFAULT_MEMORY_LIMIT): DuckDB spills to temp_directory instead of exhausting the host. */
   memoryLimit?: string;
   threads?: number;
   tempDirectory?: string;
@@ -39,7 +46,7 @@ export class DuckStore implements QueryRunner {
         // Loaded here, not at module top, so importing the store costs nothing until first use.
         const { DuckDBInstance } = await import('@duckdb/node-api');
         const config: Record<string, string> = {
-          memory_limit: this.options.memoryLimit ?? '2GB',
+          memory_limit: this.options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
           temp_directory: this.options.tempDirectory ?? path.join(os.tmpdir(), 'phasewise-duckdb'),
           preserve_insertion_order: 'true',
         };

@@ -1,6 +1,8 @@
 import * as assert from 'assert';
 import { InputError } from '../../../src/core/errors';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
+import { parseByteSize, readOtlp } from '../../../src/core/formats/otlp';
+import { sniffFile } from '../../../src/core/formats/sniff';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { fixture } from '../../helpers/paths';
 import { spanFigures as figures, type SpanFigures } from '../../helpers/spanFigures';
@@ -93,6 +95,36 @@ describe('span readers: OTLP JSON', () => {
     assert.strictEqual(found.length, 1);
     assert.strictEqual(found[0].code, 'duplicate-span');
     assert.match(found[0].message, /^1 duplicate span row/);
+  });
+
+  it('loads the same rows through the staged fast path (a file too large to insert straight into spans)', async () => {
+    // readOtlp without the file size takes the staged route (otlp.ts directTarget); loadFiles passes the
+    // size, and this small file goes straight into spans. Both must give the python3 figures above.
+    const file = fixture('shared-samples/joined-otel-js/spans.otlp.jsonl');
+    const [direct] = await loadFiles(store, [file]);
+    await readOtlp({ store, sourceId: 99, path: file, sniff: await sniffFile(file), traceIdTag: 'trace_id' });
+    const expected = { spans: 812, traces: 117, roots: 152, services: 1, events: 48 };
+    assert.deepStrictEqual(await figures(store, direct.sourceId), expected);
+    assert.deepStrictEqual(await figures(store, 99), expected);
+    // Row for row the same spans (attributes and events included), and no line numbers on either path.
+    const [diff] = await store.all<{ only_one: number; with_line: number }>(
+      `WITH a AS (SELECT trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes::VARCHAR AS at, events::VARCHAR AS ev FROM spans WHERE source_id = $1),
+            b AS (SELECT trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes::VARCHAR AS at, events::VARCHAR AS ev FROM spans WHERE source_id = 99)
+       SELECT (SELECT count(*) FROM (FROM a EXCEPT ALL FROM b)) + (SELECT count(*) FROM (FROM b EXCEPT ALL FROM a)) AS only_one,
+              (SELECT count(line) FROM spans) AS with_line`,
+      [direct.sourceId],
+    );
+    assert.deepStrictEqual(diff, { only_one: 0, with_line: 0 });
+  });
+
+  it('reads DuckDB size settings as bytes (the direct-insert threshold)', async () => {
+    // DuckDB renders memory_limit in binary units with one decimal: 1200MB → '1.1 GiB'.
+    const [{ v }] = await store.all<{ v: string }>(`SELECT current_setting('memory_limit') AS v`);
+    assert.match(v, /^[0-9.]+ [KMGT]iB$/);
+    assert.strictEqual(parseByteSize('1.1 GiB'), 1.1 * 2 ** 30);
+    assert.strictEqual(parseByteSize('953.6 MiB'), 953.6 * 2 ** 20);
+    assert.strictEqual(parseByteSize('2.0 GB'), 2e9);
+    assert.strictEqual(parseByteSize('unlimited'), undefined);
   });
 
   it('decodes base64 IDs (proto3 JSON mapping) and reads string kinds, string statuses and string/number intValue alike', async () => {
