@@ -24,7 +24,7 @@ export interface BreakdownInfo {
 /**
  * Materialises the analysis tables from the loaded tables, in dependency order:
  * span index (options-independent, built once per loaded span set: spanIndex.ts) → span_phase →
- * trace_roots → root_tree (view) → phase_sel → root_breakdown (with the trace_phase_ms and
+ * trace_roots → root_tree (view) → phase_sel → root_figures + root_breakdown (view; with the trace_phase_ms and
  * trace_extras CTEs) → request_breakdown. Every table is CREATE OR REPLACE, so re-analysis with other
  * options (phase mapping, root service, granularity) rebuilds from the loaded run without re-parsing
  * any file. The per-options tables live in the database (a file with `--db`), stamped in

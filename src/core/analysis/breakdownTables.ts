@@ -8,6 +8,10 @@ import { SqlParams } from './sqlParams';
  * `root_breakdown`: one row per trace with exactly one root (the server-only population).
  * unattributed_server_ms = server_root_ms − Σ phases, not clamped: phases overlapping each other
  * (a gateway span running during generation) show up as a negative value instead of being hidden.
+ *
+ * A view over trace_roots and the narrow persisted `root_figures` (numbers only, keyed by the root's
+ * node ID): the root's IDs, names and status already live in trace_roots, and writing them a second
+ * time into a persisted table cost more than computing every figure (≈ 0.4 s at 100k requests).
  */
 export async function buildRootBreakdown(store: QueryRunner, phases: readonly PhaseColumn[], options: AnalysisOptions): Promise<void> {
   // The per-trace phase sums and extras are CTEs: one materialisation instead of three.
@@ -17,14 +21,12 @@ export async function buildRootBreakdown(store: QueryRunner, phases: readonly Ph
   const phaseCols = phases.map((p) => `p.${p.column}`);
   const sum = phaseCols.length > 0 ? phaseCols.join(' + ') : '0';
   await store.run(
-    `CREATE OR REPLACE TABLE root_breakdown AS
+    `CREATE OR REPLACE TABLE root_figures AS
      WITH trace_phase_ms AS (${tracePhases}),
      trace_extras AS (${traceExtras})
-     SELECT r.trace_id, r.server_root_ms${phaseCols.length > 0 ? ', ' + phaseCols.join(', ') : ''},
+     SELECT r.root_node_id${phaseCols.length > 0 ? ', ' + phaseCols.join(', ') : ''},
             r.server_root_ms - (${sum}) AS unattributed_server_ms,
-            x.server_ttft_ms, x.server_itl_ms, x.content_events, x.server_output_tokens,
-            r.root_start_ns, r.root_end_ns, r.root_status AS status, r.root_service, r.root_name, r.root_span_id,
-            r.span_count, r.root_fallback, p.concurrent_phase_spans, r.root_node_id
+            x.server_ttft_ms, x.server_itl_ms, x.content_events, x.server_output_tokens, p.concurrent_phase_spans
      FROM trace_roots r
      JOIN trace_phase_ms p ON p.root_node = r.root_node_id
      LEFT JOIN trace_extras x ON x.root_node = r.root_node_id
@@ -32,6 +34,16 @@ export async function buildRootBreakdown(store: QueryRunner, phases: readonly Ph
     params.values,
   );
   await store.run('DROP TABLE IF EXISTS phase_sel');
+  await dropRelation(store, 'root_breakdown');
+  const figureCols = phases.map((p) => `f.${p.column}`);
+  await store.run(
+    `CREATE VIEW root_breakdown AS
+     SELECT r.trace_id, r.server_root_ms${figureCols.length > 0 ? ', ' + figureCols.join(', ') : ''},
+            f.unattributed_server_ms, f.server_ttft_ms, f.server_itl_ms, f.content_events, f.server_output_tokens,
+            r.root_start_ns, r.root_end_ns, r.root_status AS status, r.root_service, r.root_name, r.root_span_id,
+            r.span_count, r.root_fallback, f.concurrent_phase_spans, r.root_node_id
+     FROM root_figures f JOIN trace_roots r ON r.root_node_id = f.root_node_id`,
+  );
 }
 
 /**

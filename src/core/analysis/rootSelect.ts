@@ -8,9 +8,9 @@ export { validTraceIdSql };
 
 /**
  * `span_phase`: the phase bits of every indexed span that some phase selector picks (spans no
- * selector picks are left out: most are, and every later step only looks at selected spans), with the
- * span's top_node (tree membership is an integer join), times and ancestors, so that the phase sums
- * never go back to span_index.
+ * selector picks are left out: most are, and every later step only looks at selected spans). Narrow
+ * (node_id, phase_mask): the tree position and times are read from span_index where needed (writing
+ * them a second time into this persisted table cost more than the join that reads them).
  *
  * The selectors are the one per-span evaluation that depends on the options; it runs in one pass over
  * spans (names, services and attributes live there, not in the narrow span_index), and only the few
@@ -21,7 +21,7 @@ export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptio
   const mask = phaseMaskSql(options.phases, params);
   await store.run(
     `CREATE OR REPLACE TABLE span_phase AS
-     SELECT m.node_id, i.top_node, m.phase_mask, i.start_ns, i.end_ns, i.duration_ms, i.ancestors
+     SELECT m.node_id, m.phase_mask
      FROM (
        SELECT * FROM (SELECT s.rowid AS node_id, ${mask} AS phase_mask FROM spans s) WHERE phase_mask <> 0
      ) m JOIN span_index i USING (node_id)`,
