@@ -4,7 +4,7 @@ import { computeJoinSummary } from '../../../src/core/analysis/join';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../src/core/analysis/options';
 import { reconcileTrace } from '../../../src/core/analysis/reconcile';
 import { DuckStore } from '../../../src/core/store/duckStore';
-import { insertEvent, insertRequests, insertSpans, type SpanRow } from '../../fixtures/analysis/tables';
+import { insertEvent, insertRequests, insertSpans, withStore, type SpanRow } from '../../fixtures/analysis/tables';
 
 const trace = (n: number): string => `c${n.toString(16).padStart(31, '0')}`;
 
@@ -13,15 +13,6 @@ function rootedTrace(t: string, rootMs: number, generationMs = rootMs / 2): Span
     { trace: t, id: 'a000000000000001', parent: 'ffffffffffffffff', name: 'POST /v1/chat/completions', kind: 'SERVER', startMs: 0, endMs: rootMs },
     { trace: t, id: 'a000000000000002', parent: 'a000000000000001', name: 'inference.generate', startMs: 1, endMs: 1 + generationMs },
   ];
-}
-
-async function withStore(fn: (store: DuckStore) => Promise<void>): Promise<void> {
-  const store = new DuckStore();
-  try {
-    await fn(store);
-  } finally {
-    await store.close();
-  }
 }
 
 describe('buildBreakdown', () => {

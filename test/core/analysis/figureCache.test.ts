@@ -1,8 +1,7 @@
 import * as assert from 'assert';
 import { analyzeRun } from '../../../src/core/analysis/analyze';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../src/core/analysis/options';
-import { DuckStore } from '../../../src/core/store/duckStore';
-import { insertRequests, insertSpans, type SpanRow } from '../../fixtures/analysis/tables';
+import { insertRequests, insertSpans, withStore, type SpanRow } from '../../fixtures/analysis/tables';
 
 const trace = (n: number): string => `d${n.toString(16).padStart(31, '0')}`;
 
@@ -11,15 +10,6 @@ function rootedTrace(t: string, rootMs: number): SpanRow[] {
     { trace: t, id: 'b000000000000001', parent: 'ffffffffffffffff', name: 'POST /v1/chat/completions', kind: 'SERVER', startMs: 0, endMs: rootMs },
     { trace: t, id: 'b000000000000002', parent: 'b000000000000001', name: 'inference.generate', startMs: 1, endMs: 1 + rootMs / 2 },
   ];
-}
-
-async function withStore(fn: (store: DuckStore) => Promise<void>): Promise<void> {
-  const store = new DuckStore();
-  try {
-    await fn(store);
-  } finally {
-    await store.close();
-  }
 }
 
 describe('figure cache (re-analysis reuses whole-run figures of the same breakdown build)', () => {
