@@ -134,11 +134,6 @@ function isObjectSizeError(err: unknown): boolean {
   return /maximum_object_size/i.test(err instanceof Error ? err.message : String(err));
 }
 
-/** Out of memory is the machine's limit, not the file's fault: never retried line by line (that needs more memory). */
-function isOutOfMemory(err: unknown): boolean {
-  return /out of memory/i.test(err instanceof Error ? err.message : String(err));
-}
-
 /** Runs `fill(limit)` with each maximum_object_size in turn, calling `reset` between tries. */
 async function withLineLimits(fill: (limit: number) => Promise<void>, reset: () => Promise<void>): Promise<void> {
   for (let i = 0; i < LINE_LIMITS.length; i++) {
@@ -192,7 +187,7 @@ async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome>
       async () => (direct ? undefined : ctx.store.run(`DELETE FROM ${stage}`)),
     );
   } catch (err) {
-    if (!isDataError(err) || isOutOfMemory(err)) throw err;
+    if (!isDataError(err)) throw err;
     return { next: 'line-by-line' };
   }
   // The rows just read: this source's rows of `spans`, or the stage (the id is our integer, checked above).
@@ -260,7 +255,7 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
         () => ctx.store.run(`DELETE FROM ${stage}`),
       );
     } catch (err) {
-      if (!(err instanceof LineByLine) && (!isDataError(err) || isOutOfMemory(err))) throw err;
+      if (!(err instanceof LineByLine) && !isDataError(err)) throw err;
       // Not clean (malformed or truncated line): stage line by line, record bad lines, read the rest.
       await ctx.store.run(`DELETE FROM ${stage}`);
       skipped = (await stageNdjson(ctx, 'otlp_lines')).skipped;

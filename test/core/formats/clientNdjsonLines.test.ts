@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { gzipSync } from 'zlib';
 import { InputError } from '../../../src/core/errors';
-import { stageNdjson } from '../../../src/core/formats/ndjsonLines';
+import { isDataError, stageNdjson } from '../../../src/core/formats/ndjsonLines';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { sharedSamplesDir } from '../../helpers/paths';
 import { contextFor, issuesOf, makeTempDir } from './clientHelpers';
@@ -80,5 +80,23 @@ describe('stageNdjson (line-exact NDJSON staging)', () => {
       assert.strictEqual(err.line, 2);
       return true;
     });
+  });
+
+  it('retries line by line after a malformed file, never after running out of memory', async () => {
+    const dir = makeTempDir('dataerror');
+    const bad = path.join(dir, 'bad.ndjson');
+    fs.writeFileSync(bad, '{"a": 1}\n{"a": \n');
+    const store = new DuckStore({ memoryLimit: '64MB' });
+    try {
+      const malformed = await store.all(`SELECT * FROM read_json($1, format = 'newline_delimited')`, [bad]).catch((e: unknown) => e);
+      assert.ok(malformed instanceof Error && isDataError(malformed), String(malformed));
+      // A 20M-element list cannot spill: DuckDB's own out-of-memory error, which no line-by-line retry can cure.
+      const oom = await store.all('SELECT len(list(i)) AS n FROM range(20000000) r(i)').catch((e: unknown) => e);
+      assert.ok(oom instanceof Error && /^Out of Memory Error/.test(oom.message), String(oom));
+      assert.strictEqual(isDataError(oom), false);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
