@@ -12,12 +12,6 @@ import { CancelledError } from '../core/errors';
 import type { DuckStore } from '../core/store/duckStore';
 import { isHostMessage, serializeError, type AnalysisRequest, type WorkerMessage } from './analysisProtocol';
 
-/**
- * DuckDB's interrupt only stops the query running at that instant; one issued between two queries is
- * lost. While cancelled, the worker repeats it at this interval until the analysis settles.
- */
-const INTERRUPT_REPEAT_MS = 50;
-
 function main(): void {
   const port = parentPort;
   if (port === null) throw new Error('analysisWorker.js runs only as a worker thread (see analysisClient.ts)');
@@ -26,7 +20,7 @@ function main(): void {
 
   let store: DuckStore | undefined;
   let cancelled = false;
-  let repeat: NodeJS.Timeout | undefined;
+  // The store refuses every query after interrupt() (duckStore.ts), so one call is enough.
   const interrupt = (): void => void store?.interrupt().catch(() => undefined);
   // Reading files between queries is JavaScript too: stop at the next callback once cancelled.
   const checkCancelled = (): void => {
@@ -37,7 +31,6 @@ function main(): void {
     if (!isHostMessage(message) || cancelled) return;
     cancelled = true;
     interrupt();
-    repeat = setInterval(interrupt, INTERRUPT_REPEAT_MS);
   });
 
   analyzeFiles(
@@ -45,6 +38,8 @@ function main(): void {
     {
       onStore: (s) => {
         store = s;
+        // A cancel that arrived before the store existed.
+        if (cancelled) interrupt();
       },
       onFile: (file, bytes, side) => {
         checkCancelled();
@@ -67,7 +62,6 @@ function main(): void {
       post({ type: 'error', error: cancelled ? { kind: 'cancelled' } : serializeError(err) });
     })
     .finally(() => {
-      if (repeat !== undefined) clearInterval(repeat);
       // Unref (not close, which could drop the answer just posted) lets the thread end on its own; the
       // host terminates it as well once it has the answer.
       port.unref();

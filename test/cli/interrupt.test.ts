@@ -14,11 +14,16 @@ describe('phasewise analyze: Ctrl-C', function () {
     });
     let stderr = '';
     let stdout = '';
+    let sent = false;
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
-      // Interrupt while the span file is being loaded (the progress line says so), not before or after.
-      if (/loading server file spans\.otlp\.jsonl/.test(stderr) && child.exitCode === null) child.kill('SIGINT');
+      // Interrupt once while the span file is being loaded (the progress line says so), not before or
+      // after. Once only: a second Ctrl-C means "quit at once", which ends the process by the signal.
+      if (!sent && /loading server file spans\.otlp\.jsonl/.test(stderr) && child.exitCode === null) {
+        sent = true;
+        child.kill('SIGINT');
+      }
     });
     const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.strictEqual(status, 130, stderr);

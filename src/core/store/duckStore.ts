@@ -1,7 +1,7 @@
 import * as os from 'os';
 import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
-import { StoreError } from '../errors';
+import { CancelledError, StoreError } from '../errors';
 import { createSchema } from './schema';
 
 /** A row as JavaScript values; BIGINTs that fit are converted to numbers. */
@@ -37,6 +37,8 @@ export interface StoreOptions {
 export class DuckStore implements QueryRunner {
   private instance: DuckDBInstance | undefined;
   private connection: Promise<DuckDBConnection> | undefined;
+  /** Set by interrupt(): every later query is refused (see interrupt). */
+  private cancelled = false;
 
   constructor(private readonly options: StoreOptions = {}) {}
 
@@ -61,7 +63,7 @@ export class DuckStore implements QueryRunner {
   }
 
   async run(sql: string, params?: Params): Promise<void> {
-    const conn = await this.connect();
+    const conn = await this.connectUnlessCancelled();
     try {
       await conn.run(sql, params);
     } catch (err) {
@@ -70,7 +72,7 @@ export class DuckStore implements QueryRunner {
   }
 
   async all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {
-    const conn = await this.connect();
+    const conn = await this.connectUnlessCancelled();
     try {
       const reader = await conn.runAndReadAll(sql, params);
       return reader.getRowObjectsJS().map((row) => normalizeRow(row) as T);
@@ -79,9 +81,22 @@ export class DuckStore implements QueryRunner {
     }
   }
 
-  /** Interrupts the running query (cancellation from the editor or Ctrl-C). */
+  /**
+   * Cancels the work on this store (the editor's cancel button, Ctrl-C): interrupts the running query
+   * and refuses every later one with CancelledError. Why sticky: DuckDB's interrupt only stops the
+   * query running at that instant, so a cancel that lands between two queries (e.g. between two
+   * files) was lost and the analysis ran to the end.
+   */
   async interrupt(): Promise<void> {
+    this.cancelled = true;
     if (this.connection) (await this.connection).interrupt();
+  }
+
+  private async connectUnlessCancelled(): Promise<DuckDBConnection> {
+    if (this.cancelled) throw new CancelledError();
+    const conn = await this.connect();
+    if (this.cancelled) throw new CancelledError();
+    return conn;
   }
 
   async close(): Promise<void> {
