@@ -36,7 +36,8 @@ export async function createSpanStage(ctx: ReaderContext, table: string): Promis
   await ctx.store.run(`CREATE TEMP TABLE ${t} ${SPAN_STAGE_COLUMNS}`);
 }
 
-type StageStats = {
+/** The checks of a filled stage, computed in one pass (checkStage); each count comes with its first line. */
+export type StageChecks = {
   total: number;
   no_id: number;
   no_id_line: number | null;
@@ -60,9 +61,6 @@ type StageStats = {
 export async function finishSpans(ctx: ReaderContext, table: string, options: FinishOptions): Promise<FinishResult> {
   return publishStage(ctx, table, await checkStage(ctx, table, options), options);
 }
-
-/** The checks of a filled stage, in one pass (see finishSpans); nothing is written. */
-export type StageChecks = StageStats;
 
 /**
  * True when a check found something whose report cites a line (a duplicate, a span without IDs, a
@@ -96,7 +94,7 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
               count(*) OVER (PARTITION BY trace_id, span_id) AS same_id,
               row_number() OVER (PARTITION BY ${key} ORDER BY line) AS nth`;
   // One pass over the stage computes every check; the windows see rows with both IDs only.
-  const [s] = await ctx.store.all<StageStats>(
+  const [s] = await ctx.store.all<StageChecks>(
     `WITH k AS (
        SELECT line, trace_id, span_id, start_ns, end_ns,
               ${windows}
@@ -176,7 +174,7 @@ async function issue(ctx: ReaderContext, line: number | null, severity: string, 
   await ctx.store.run('INSERT INTO load_issues VALUES ($1, $2, $3, $4, $5)', [ctx.sourceId, line, severity, code, message]);
 }
 
-async function recordChecks(ctx: ReaderContext, s: StageStats, options: FinishOptions): Promise<void> {
+async function recordChecks(ctx: ReaderContext, s: StageChecks, options: FinishOptions): Promise<void> {
   const where = ctx.sniff.lineDelimited ? 'line' : 'element';
   if (s.no_id > 0) {
     await issue(ctx, s.no_id_line, 'warning', 'missing-field',
