@@ -159,10 +159,11 @@ type FastOutcome = { done: ReaderResult } | { next: 'numbered' | 'line-by-line' 
  * row_number() and an order-preserving insert both keep the parse on one thread.
  * Where the rows go depends on the file's size against DuckDB's memory_limit (directTarget):
  * - straight into `spans` (events kept in spans.events and copied to span_events afterwards): no
- *   staging table to copy; 100k run: 4.7 s for the file instead of ≈ 6 s;
+ *   staging table to copy (the copy is a third of the staged path: 19.5 of 58 s at 1M requests);
  * - into the staging table, then published: an insert into `spans` is held in memory (or DuckDB's
  *   temp files) until it commits, and at 1M requests (3.7 GB, 6.8M spans, memory_limit 1200MB) the
- *   direct insert spilled 2.6 GB and ran on one thread for 156 s; staging then copying took ≈ 90 s.
+ *   direct insert spilled 2.6 GB to the temp directory and took 156 s, against ≈ 110 s staged on the
+ *   same shared machine (58 s staged on a quiet one).
  * Anything a report would cite by line sends the file to the numbered path, which reads it again
  * (after this source's rows are deleted): documents without resourceSpans (or the api_v3 wrapper),
  * duplicate spans, spans without IDs, doubtful times or IDs; a malformed line goes to line-by-line
