@@ -74,8 +74,3 @@ export function phaseMaskSql(phases: readonly PhaseDefinition[], params: SqlPara
   });
   return `(${terms.join(' | ')})`;
 }
-
-/** SQL boolean: bit `bit` is set in the BIGINT expression `mask`. */
-export function hasBitSql(mask: string, bit: number): string {
-  return `((${mask} >> ${bit}) & 1) = 1`;
-}

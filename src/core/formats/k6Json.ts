@@ -82,7 +82,7 @@ export async function readK6Json(ctx: ReaderContext): Promise<ReaderResult> {
     // 0.6 s on two). A clean file is done here; a finding that cites a line sends it to the numbered read.
     await runUnordered(store, groupsSql(UNNUMBERED_POINTS, '$3'), params);
     const check = await checkGroups(ctx);
-    if (!groupChecksCiteLines(check)) return { records: (await finishK6(ctx, check)).records, skipped: 0 };
+    if (!groupChecksCiteLines(check)) return finishK6(ctx, check);
     ctx.progress?.('k6 JSON has findings to report by line; reading it again with line numbers');
     await store.run(groupsSql(NUMBERED_POINTS, '$3'), params);
   } catch (err) {

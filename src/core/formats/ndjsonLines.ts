@@ -138,18 +138,6 @@ async function noValidLineError(ctx: ReaderContext, totalLines: number): Promise
 }
 
 /**
- * Counts the physical lines of a file the same way stageNdjson numbers them (for readers whose fast
- * path does not stage, to report exact totals). Returns [lines, blank].
- */
-export async function countLines(ctx: ReaderContext): Promise<{ lines: number; blank: number }> {
-  const [row] = await ctx.store.all<{ lines: number; blank: number }>(
-    `SELECT count(*) AS lines, count(*) FILTER (WHERE l IS NULL OR trim(l) = '') AS blank FROM ${LINES_SQL}`,
-    [ctx.path, compressionOf(ctx)],
-  );
-  return row;
-}
-
-/**
  * True when a DuckDB failure is about the file's content (malformed JSON/CSV, a value of the wrong
  * type), i.e. worth a line-by-line retry; false for bugs in our SQL (parser/binder/catalog errors)
  * and for running out of memory.

@@ -249,14 +249,19 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   await createSpanStage(ctx, stage);
   let skipped = 0;
   if (ctx.sniff.lineDelimited) {
-    try {
-      if (next === 'line-by-line') throw new LineByLine();
-      await withLineLimits(
-        (limit) => flattenInto(ctx, stage, NUMBERED_SOURCE, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), limit]),
-        () => ctx.store.run(`DELETE FROM ${stage}`),
-      );
-    } catch (err) {
-      if (!(err instanceof LineByLine) && !isDataError(err)) throw err;
+    let lineByLine = next === 'line-by-line';
+    if (!lineByLine) {
+      try {
+        await withLineLimits(
+          (limit) => flattenInto(ctx, stage, NUMBERED_SOURCE, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), limit]),
+          () => ctx.store.run(`DELETE FROM ${stage}`),
+        );
+      } catch (err) {
+        if (!isDataError(err)) throw err;
+        lineByLine = true;
+      }
+    }
+    if (lineByLine) {
       // Not clean (malformed or truncated line): stage line by line, record bad lines, read the rest.
       await ctx.store.run(`DELETE FROM ${stage}`);
       skipped = (await stageNdjson(ctx, 'otlp_lines')).skipped;
@@ -275,9 +280,6 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   const result = await finishSpans(ctx, stage, FINISH);
   return { records: result.records, skipped: skipped + result.skipped };
 }
-
-/** Control flow only: the fast path already saw a malformed line, so the strict numbered read is skipped. */
-class LineByLine extends Error {}
 
 /**
  * Records (and removes) the marker rows of documents without resourceSpans; a file whose documents

@@ -29,6 +29,11 @@ export interface FinishResult {
   skipped: number;
 }
 
+/** The columns that make two staged rows copies of one span (FinishOptions.dedupe). */
+function dedupeKeySql(options: FinishOptions): string {
+  return options.dedupe === 'span-id' ? 'trace_id, span_id' : 'trace_id, span_id, kind, service, start_ns, end_ns';
+}
+
 /** Creates (or replaces) an empty staging table with the shared span columns. */
 export async function createSpanStage(ctx: ReaderContext, table: string): Promise<void> {
   const t = assertIdentifier(table);
@@ -74,8 +79,7 @@ export function checksCiteLines(s: StageChecks): boolean {
 /** Runs the checks of finishSpans over the stage without publishing it. */
 export async function checkStage(ctx: ReaderContext, table: string, options: FinishOptions): Promise<StageChecks> {
   const t = assertIdentifier(table);
-  const key =
-    options.dedupe === 'span-id' ? 'trace_id, span_id' : 'trace_id, span_id, kind, service, start_ns, end_ns';
+  const key = dedupeKeySql(options);
   // Why a first, cheap count: the window functions below (four partitionings of every row) were
   // nearly all of the cost of the checks (bench 100k run, 690k spans: 2.0–2.2 CPU s with them,
   // 0.5–0.6 s for this count plus the plain aggregate), and real exports rarely repeat a span.
@@ -125,8 +129,7 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
 /** Publishes a checked stage to spans/span_events (deduplicated), records the checks and drops the stage. */
 export async function publishStage(ctx: ReaderContext, table: string, s: StageChecks, options: FinishOptions): Promise<FinishResult> {
   const t = assertIdentifier(table);
-  const key =
-    options.dedupe === 'span-id' ? 'trace_id, span_id' : 'trace_id, span_id, kind, service, start_ns, end_ns';
+  const key = dedupeKeySql(options);
   const hasIds = 'trace_id IS NOT NULL AND span_id IS NOT NULL';
   let source = t;
   if (s.dup > 0) {

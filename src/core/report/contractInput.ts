@@ -8,8 +8,6 @@ import { contractToAnalysis, loadContractFile } from '../contract/index';
 import type { ContractDiagnostic } from '../contract/types';
 import { ContractError } from '../errors';
 
-export { ContractError } from '../errors';
-
 export interface ContractInput {
   options: Partial<AnalysisOptions>;
   gates: GateSpec[];
