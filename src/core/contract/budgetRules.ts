@@ -28,9 +28,8 @@ function conditionDefaults(ctx: ContractContext): [string, string | number][] {
   return out;
 }
 
-function checkCondition(ctx: ContractContext, base: string): void {
+function checkCondition(ctx: ContractContext, base: string, defaults: [string, string | number][]): void {
   const when = `${base}/when`;
-  const defaults = conditionDefaults(ctx);
   if (!ctx.has(when)) {
     const first = ctx.entry(base)?.keys?.[0];
     const anchor = first !== undefined ? ctx.child(base, first) : base;
@@ -47,9 +46,9 @@ function checkCondition(ctx: ContractContext, base: string): void {
   ctx.at(when, 'key', 'budget-missing-condition', 'warning', `The budget condition lacks ${missing.map((k) => `\`${k}\``).join(', ')}; without them the allocation cannot be compared across runs.`, merged.length > 0 && fill.length === missing.length ? { title: 'Fill the condition from this contract', edits: merged } : undefined);
 }
 
-function checkBudget(ctx: ContractContext, index: number, phases: string[]): void {
+function checkBudget(ctx: ContractContext, index: number, phases: string[], defaults: [string, string | number][]): void {
   const base = `/budgets/${index}`;
-  checkCondition(ctx, base);
+  checkCondition(ctx, base, defaults);
   const allocates = ctx.str(`${base}/allocates`);
   const phaseKeys = ctx.keys(`${base}/phases`);
   for (const p of phaseKeys) {
@@ -70,8 +69,9 @@ function checkBudget(ctx: ContractContext, index: number, phases: string[]): voi
   const values = phaseKeys.map((p) => ctx.ms(`${base}/phases/${p}`));
   if (values.some((v) => v === undefined) || values.length === 0) return;
   const sum = (values as number[]).reduce((a, b) => a + b, 0);
-  const parts = phaseKeys.map((p, i) => `${p} ${formatNumber(values[i] as number)}`).join(' + ');
   if (sum > slo + 1e-9) {
+    // Formatted only when reported: this runs for every budget on every keystroke.
+    const parts = phaseKeys.map((p, i) => `${p} ${formatNumber(values[i] as number)}`).join(' + ');
     ctx.at(`${base}/phases`, 'key', 'budgets-exceed-slo', 'error', `Phase budgets add up to ${formatNumber(sum)} ms (${parts}), ${formatNumber(sum - slo)} ms more than the ${allocates} SLO of ${formatNumber(slo)} ms they allocate; cut them to fit.`);
   } else if (sum < slo - 1e-9) {
     ctx.at(`${base}/phases`, 'key', 'budgets-slack', 'information', `Phase budgets add up to ${formatNumber(sum)} ms of the ${allocates} SLO of ${formatNumber(slo)} ms: ${formatNumber(slo - sum)} ms (${formatNumber(((slo - sum) / slo) * 100)}%) is unallocated slack; allocate it or keep it as headroom deliberately.`);
@@ -104,8 +104,10 @@ export function checkBudgets(ctx: ContractContext): void {
   const budgets = ctx.get('/budgets');
   if (Array.isArray(budgets)) {
     const phases = knownPhases(ctx);
+    // The values a condition is filled from are the same for every budget: read them once.
+    const defaults = conditionDefaults(ctx);
     budgets.forEach((b, i) => {
-      if (b !== null && typeof b === 'object') checkBudget(ctx, i, phases);
+      if (b !== null && typeof b === 'object') checkBudget(ctx, i, phases, defaults);
     });
   }
   checkGates(ctx);

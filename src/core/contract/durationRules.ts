@@ -29,8 +29,9 @@ function expand(ctx: ContractContext, pattern: readonly string[]): string[] {
         const v = ctx.get(p);
         const keys = Array.isArray(v) ? v.map((_, i) => String(i)) : ctx.keys(p);
         for (const k of keys) next.push(ctx.child(p, k));
-      } else if (ctx.get(ctx.child(p, seg)) !== undefined) {
-        next.push(ctx.child(p, seg));
+      } else {
+        const c = ctx.child(p, seg);
+        if (ctx.get(c) !== undefined) next.push(c);
       }
     }
     pointers = next;
@@ -43,20 +44,25 @@ export function durationPointers(ctx: ContractContext): string[] {
   return DURATION_PATHS.flatMap((p) => expand(ctx, p));
 }
 
+function displayName(ptr: string): string {
+  return ptr.slice(1).replace(/\//g, '.');
+}
+
 export function checkDurations(ctx: ContractContext): void {
   for (const ptr of durationPointers(ctx)) {
     const value = ctx.get(ptr);
     if (value === null || typeof value === 'object') continue; // the schema reports the type
-    const name = ptr.slice(1).replace(/\//g, '.');
     const parsed = parseDuration(value);
+    // Most durations are fine: build the message parts only when one is reported (this runs per keystroke).
     if (!parsed.ok) {
-      ctx.at(ptr, 'value', 'duration-invalid', 'error', `\`${name}\`: ${parsed.reason}.`);
+      ctx.at(ptr, 'value', 'duration-invalid', 'error', `\`${displayName(ptr)}\`: ${parsed.reason}.`);
       continue;
     }
+    if (!parsed.unitless) continue;
     // Keys ending in `_ms` (or inside an `_ms` section) say the unit already.
-    const segments = ptr.split('/');
-    const saysMs = segments.some((s) => s.endsWith('_ms'));
-    if (parsed.unitless && !saysMs) {
+    const saysMs = ptr.split('/').some((s) => s.endsWith('_ms'));
+    if (!saysMs) {
+      const name = displayName(ptr);
       const r = ctx.range(ptr);
       const raw = ctx.text.slice(r.start, r.end);
       const quoted = /^["']/.test(raw);

@@ -9,7 +9,43 @@ export type DurationParse =
 
 /** Milliseconds per duration unit: the one table for contracts and the CLI's `--window` / `--threshold`. */
 export const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+
+/** End of the run of ASCII digits starting at `i` (what `\d+` would consume). */
+function digitsEnd(s: string, i: number): number {
+  while (i < s.length && s.charCodeAt(i) >= DIGIT_0 && s.charCodeAt(i) <= DIGIT_9) i++;
+  return i;
+}
+
+/**
+ * Sums the parts of `s` read as /(\d+(?:\.\d+)?)(ms|s|m|h)/ repeated from the start, returning the ms
+ * and how far the parts reach. Hand-written rather than a sticky regex because it runs for every
+ * duration three times per keystroke; greedy scanning matches what the regex accepts (a shorter
+ * number would leave a digit or `.` where the unit must be).
+ */
+function sumParts(s: string): { ms: number; consumed: number } {
+  let ms = 0;
+  let i = 0;
+  for (;;) {
+    const intEnd = digitsEnd(s, i);
+    if (intEnd === i) break;
+    let numEnd = intEnd;
+    if (s.charCodeAt(intEnd) === 46 /* . */) {
+      const fracEnd = digitsEnd(s, intEnd + 1);
+      if (fracEnd > intEnd + 1) numEnd = fracEnd;
+    }
+    const u = s.charCodeAt(numEnd);
+    let unit: string;
+    if (u === 109 /* m */) unit = s.charCodeAt(numEnd + 1) === 115 /* s */ ? 'ms' : 'm';
+    else if (u === 115) unit = 's';
+    else if (u === 104 /* h */) unit = 'h';
+    else break;
+    ms += Number(s.slice(i, numEnd)) * UNIT_MS[unit];
+    i = numEnd + unit.length;
+  }
+  return { ms, consumed: i };
+}
 
 /** Parses a duration value; numbers and bare numeric strings are milliseconds (`unitless: true`). */
 export function parseDuration(value: unknown): DurationParse {
@@ -21,14 +57,7 @@ export function parseDuration(value: unknown): DurationParse {
   const s = value.trim();
   if (/^\d+(?:\.\d+)?$/.test(s)) return { ok: true, ms: Number(s), unitless: true };
   if (s.length === 0) return { ok: false, reason: 'empty duration; write e.g. `30s`' };
-  PART.lastIndex = 0;
-  let ms = 0;
-  let consumed = 0;
-  let m: RegExpExecArray | null;
-  while ((m = PART.exec(s)) !== null) {
-    ms += Number(m[1]) * UNIT_MS[m[2]];
-    consumed = PART.lastIndex;
-  }
+  const { ms, consumed } = sumParts(s);
   if (consumed !== s.length) {
     return { ok: false, reason: `\`${value}\` is not a duration; use a number with a unit: ms, s, m or h (e.g. \`250ms\`, \`30s\`, \`10m\`)` };
   }

@@ -40,9 +40,10 @@ export function parseContract(text: string, fileName: string): ContractValidatio
   const contract = normalizeContract(ctx);
   const lines: Record<string, number> = {};
   // Only the pointers a gate can originate from: line lookups for every prompt-shape token add up.
-  for (const [ptr, entry] of source.entries) {
+  // forEach, not for…of with destructuring: no [key, value] array per entry on every keystroke.
+  source.entries.forEach((entry, ptr) => {
     if (ORIGIN_POINTERS.test(ptr)) lines[ptr] = source.lineCounter.linePos((entry.key ?? entry.value).start).line;
-  }
+  });
   contract.source = { fileName, lines };
   return { contract, diagnostics };
 }
