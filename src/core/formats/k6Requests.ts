@@ -6,8 +6,9 @@
  * of Points with the same time, tags and metadata, i.e. one row per HTTP request (its http_req_*
  * Points and its http_reqs Point) and one per other sample (iterations, vus, streaming Trends).
  * Columns: line (first line of the group), end_ms, trace_id, status, error_code, route, model_class,
- * scenario, method, url, session_id, then the aggregates of groupAggregatesSql(). Grouping before
- * extracting the tags means the tags are parsed once per request, not once per Point (13×).
+ * scenario, method, url, session_id (NULL for groups that only add to counters), then the aggregates
+ * of groupAggregatesSql(). Grouping before extracting the tags means the tags are parsed once per
+ * request, not once per Point (13×).
  *
  * k6 stamps HTTP Points when the response ends, so start_ms = end_ms − http_req_duration.
  */
