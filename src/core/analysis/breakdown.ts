@@ -3,9 +3,10 @@ import { buildRequestBreakdown, buildRootBreakdown } from './breakdownTables';
 import { collectBreakdownWarnings } from './breakdownWarnings';
 import { dropFigureCache, resetFigureCache } from './figureCache';
 import type { AnalysisOptions } from './options';
-import { phaseColumns } from './phaseSelect';
+import { unordered } from '../store/insertOrder';
+import { phaseColumns, phaseMaskSql } from './phaseSelect';
 import { buildPhaseSelection, buildRootTree } from './phaseTimes';
-import { buildSpanPhases, buildTraceRoots } from './rootSelect';
+import { buildSpanPhases, buildSpanPhasesFromLinks, buildTraceRoots } from './rootSelect';
 import { ensureSpanIndex, LOADED_RUN_STAMP_SQL, loadedRunStampRow } from './spanIndex';
 
 /** What buildBreakdown produced besides its tables. */
@@ -36,12 +37,19 @@ export async function buildBreakdown(store: QueryRunner, options: AnalysisOption
   // A build that fails half-way must not leave an earlier stamp describing the half-rebuilt tables.
   await store.run('DROP TABLE IF EXISTS breakdown_meta');
   await dropFigureCache(store);
-  await ensureSpanIndex(store);
-  await buildSpanPhases(store, options);
-  await buildTraceRoots(store, options);
-  await buildRootTree(store);
-  await buildPhaseSelection(store, phases);
-  await buildRootBreakdown(store, phases, options);
+  // When the index is (re)built (the first analysis of a loaded run), its scan of spans also computes
+  // the phase mask: the span attributes are read once, and span_phase is a filter of span_links.
+  const indexed = await ensureSpanIndex(store, (attrs, params) => phaseMaskSql(options.phases, params, attrs));
+  // These tables are keyed by node or trace, never read in row order: parallel inserts (insertOrder.ts).
+  await unordered(store, async () => {
+    if (indexed) await buildSpanPhasesFromLinks(store);
+    else await buildSpanPhases(store, options);
+    await buildTraceRoots(store, options);
+    await buildRootTree(store);
+    await buildPhaseSelection(store, phases);
+    await buildRootBreakdown(store, phases, options);
+  });
+  // request_figures is read beside client_requests by position: written in loaded order.
   await buildRequestBreakdown(store, phases);
   // The warnings depend only on these tables and the granularity (part of the options key): kept
   // with the stamp, so a re-analysis reads them back instead of re-scanning request_breakdown.

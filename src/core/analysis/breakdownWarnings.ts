@@ -49,18 +49,25 @@ export async function collectBreakdownWarnings(store: QueryRunner, options: Anal
               min(ttft_envelope_ms) FILTER (WHERE matched AND succeeded AND ttft_envelope_ms < 0) AS most_negative_ttft_ms,
               count(*) FILTER (WHERE matched AND succeeded AND unattributed_server_ms < -$1) AS overlapping_phases
        FROM request_breakdown
+     ),
+     -- One pass each over trace_roots and over the rooted spans (FILTERed aggregates).
+     roots AS (
+       SELECT count(*) FILTER (WHERE root_fallback AND root_candidates = 1) AS fallback_roots,
+              coalesce(sum(span_count) FILTER (WHERE root_candidates = 1), 0) AS unique_root_spans
+       FROM trace_roots
+     ),
+     tree AS (
+       SELECT count(*) AS tree_spans,
+              count(*) FILTER (WHERE t.start_ns < r.root_start_ns - $1 * 1e6 OR t.end_ns > r.root_end_ns + $1 * 1e6) AS outside_root
+       FROM span_index t JOIN trace_roots r ON r.root_node_id = t.top_node
      )
      SELECT rb.*,
        (SELECT count(*) FROM spans) AS raw_spans,
        (SELECT spans_without_ids FROM span_index_meta) AS spans_without_ids,
        (SELECT count(*) FROM span_index) AS span_nodes,
-       (SELECT count(*) FROM trace_roots WHERE root_fallback AND root_candidates = 1) AS fallback_roots,
-       (SELECT coalesce(sum(span_count), 0) FROM trace_roots WHERE root_candidates = 1) AS unique_root_spans,
-       (SELECT count(*) FROM span_index t JOIN trace_roots r ON r.root_node_id = t.top_node) AS tree_spans,
-       (SELECT count(*) FROM span_index t JOIN trace_roots r ON r.root_node_id = t.top_node
-         WHERE t.start_ns < r.root_start_ns - $1 * 1e6 OR t.end_ns > r.root_end_ns + $1 * 1e6) AS outside_root,
+       roots.fallback_roots, roots.unique_root_spans, tree.tree_spans, tree.outside_root,
        (SELECT count(*) FROM load_issues WHERE code ILIKE '%content%') AS content_issues
-     FROM rb`,
+     FROM rb, roots, tree`,
     [granularityMs],
   );
   const warnings: string[] = [];

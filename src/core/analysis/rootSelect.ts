@@ -1,5 +1,6 @@
 import type { QueryRunner } from '../store/duckStore';
 import type { AnalysisOptions } from './options';
+import { SpanAttributeLookups } from './attributeLookups';
 import { phaseMaskSql } from './phaseSelect';
 import { SqlParams } from './sqlParams';
 import { validTraceIdSql } from './spanIndex';
@@ -18,15 +19,29 @@ export { validTraceIdSql };
  */
 export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptions): Promise<void> {
   const params = new SqlParams();
-  const mask = phaseMaskSql(options.phases, params);
+  // Each span's OTLP attribute list is typed once for all selectors (attributeLookups.ts).
+  const attrs = new SpanAttributeLookups(params, 's');
+  const mask = phaseMaskSql(options.phases, params, attrs);
   await store.run(
     `CREATE OR REPLACE TABLE span_phase AS
      SELECT m.node_id, m.phase_mask
      FROM (
-       SELECT * FROM (SELECT s.rowid AS node_id, ${mask} AS phase_mask FROM spans s) WHERE phase_mask <> 0
+       SELECT * FROM (
+         SELECT s.node_id, ${mask} AS phase_mask
+         FROM ${attrs.from('SELECT s.rowid AS node_id, s.name, s.service, s.attributes, s.otlp_attributes FROM spans s')}
+       ) WHERE phase_mask <> 0
      ) m JOIN span_index i USING (node_id)`,
     params.values,
   );
+}
+
+/**
+ * span_phase from the span_links that ensureSpanIndex left with the phase mask as its `extra` column
+ * (the same expression over the same rows: span_links holds exactly the indexed spans), then drops it.
+ */
+export async function buildSpanPhasesFromLinks(store: QueryRunner): Promise<void> {
+  await store.run('CREATE OR REPLACE TABLE span_phase AS SELECT node_id, extra AS phase_mask FROM span_links WHERE extra <> 0');
+  await store.run('DROP TABLE IF EXISTS span_links');
 }
 
 /**

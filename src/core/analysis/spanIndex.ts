@@ -1,4 +1,8 @@
 import type { QueryRunner } from '../store/duckStore';
+import { SpanAttributeLookups } from './attributeLookups';
+import { buildSpanDrop, HAS_IDS_SQL } from './spanDrop';
+import { unordered } from '../store/insertOrder';
+import { SqlParams } from './sqlParams';
 
 /**
  * The options-independent half of the breakdown, built once per loaded span set and kept in the
@@ -15,7 +19,8 @@ import type { QueryRunner } from '../store/duckStore';
  *   is then a join of the selected spans' ancestor lists with the selected spans, no recursion.
  *   Spans without a trace or span ID cannot take part in a tree and are left out (counted in
  *   span_index_meta.spans_without_ids).
- * - `trace_index`: one row per trace with spans: trace_no, trace_id, valid, span_count.
+ * - `trace_index`: one row per trace with spans: trace_no (the lowest spans.rowid of the trace's indexed
+ *   spans: unique, with no numbering window, which runs on one thread), trace_id, valid, span_count.
  * - `event_index`: distinct (node_id, top_node, name, time_ns) of span events whose span is indexed.
  * - `top_index`: the top-most spans (root candidates are among them) and the Σ of output tokens over
  *   each one's subtree.
@@ -26,17 +31,15 @@ import type { QueryRunner } from '../store/duckStore';
  */
 
 /** Output tokens of a span row `s` of spans (GenAI semantic conventions, or the older llm.* name). */
-const OUTPUT_TOKENS_SQL = `TRY_CAST(coalesce(map_extract_value(s.attributes, 'gen_ai.usage.output_tokens'),
-                              map_extract_value(s.attributes, 'llm.output_tokens')) AS DOUBLE)`;
+function outputTokensSql(attrs: SpanAttributeLookups): string {
+  return `TRY_CAST(coalesce(${attrs.value('gen_ai.usage.output_tokens')}, ${attrs.value('llm.output_tokens')}) AS DOUBLE)`;
+}
 
 /**
  * The descriptive columns of a span row `s` of spans that span_index leaves out, for a join
  * `span_index i JOIN spans s ON s.rowid = i.node_id` (node_id is the rowid of the kept copy).
  */
 export const SPAN_COLUMNS = `s.span_id, nullif(s.parent_span_id, '') AS parent_span_id, s.name, s.kind, s.service, s.status`;
-
-/** SQL boolean over spans: the row has both IDs (only such spans take part in a tree). */
-const HAS_IDS_SQL = `trace_id IS NOT NULL AND trace_id <> '' AND span_id IS NOT NULL AND span_id <> ''`;
 
 /** SQL boolean: a trace ID the join accepts (W3C: 32 lower-case hex digits, not all zero). */
 export function validTraceIdSql(expr: string): string {
@@ -59,10 +62,22 @@ export function loadedRunStampRow(t: string): string {
 }
 
 /** Bump when the shape of any index table changes: a database written by another version is re-indexed. */
-const SPAN_INDEX_VERSION = 3;
+const SPAN_INDEX_VERSION = 4;
 
-/** Builds the span index unless it exists for the loaded rows and this index version. Returns true when it was (re)built. */
-export async function ensureSpanIndex(store: QueryRunner): Promise<boolean> {
+/**
+ * Builds a per-span SQL expression over a spans row `s` that the caller wants computed in the index's
+ * own scan of spans, e.g. the phase mask: `span_links` is then kept (a TEMP table: node_id, …,
+ * `extra`) for the caller to read and drop. Reading and typing the attributes of every span is the
+ * costly part of that scan (OTLP attributes are JSON text), so the first analysis reads them once, and
+ * types each span's list once for the output tokens and the selectors together (attributeLookups.ts).
+ */
+export type SpanScanExtra = (attrs: SpanAttributeLookups, params: SqlParams) => string;
+
+/**
+ * Builds the span index unless it exists for the loaded rows and this index version. Returns true when
+ * it was (re)built; with `extra`, span_links (with the `extra` column) is then left for the caller.
+ */
+export async function ensureSpanIndex(store: QueryRunner, extra?: SpanScanExtra): Promise<boolean> {
   const [{ n }] = await store.all<{ n: number }>(
     // Looks for the version column itself: a meta table written before it existed means re-index.
     "SELECT count(*) AS n FROM information_schema.columns WHERE table_name = 'span_index_meta' AND column_name = 'index_version'",
@@ -75,40 +90,62 @@ export async function ensureSpanIndex(store: QueryRunner): Promise<boolean> {
     );
     if (meta?.fresh === true) return false;
   }
-  await buildSpanIndex(store);
+  await buildSpanIndex(store, extra);
   return true;
 }
 
-export async function buildSpanIndex(store: QueryRunner): Promise<void> {
+/** Builds the index tables; with `extra`, leaves span_links (TEMP) with an `extra` column for the caller to drop. */
+export async function buildSpanIndex(store: QueryRunner, extra?: SpanScanExtra): Promise<void> {
+  // Every table but client_index is keyed, not ordered: written with parallel inserts (insertOrder.ts).
+  await unordered(store, () => buildSpanTables(store, extra));
+  await buildClientIndex(store);
+  await store.run(
+    `CREATE OR REPLACE TABLE span_index_meta AS
+     SELECT $1::INTEGER AS index_version, ${LOADED_RUN_STAMP_SQL},
+            (SELECT count(*) FROM spans WHERE coalesce(trace_id, '') = '' OR coalesce(span_id, '') = '') AS spans_without_ids,
+            (SELECT count(*) FROM span_index) AS indexed_spans`,
+    [SPAN_INDEX_VERSION],
+  );
+  for (const t of ['span_dup_hash', 'span_drop', ...(extra ? [] : ['span_links'])]) await store.run(`DROP TABLE IF EXISTS ${t}`);
+}
+
+async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefined): Promise<void> {
   const dropped = await buildSpanDrop(store);
   // The later copies of duplicated spans are left out; the filter is only written when there are any
   // (an anti-join against an empty table still costs a pass at 100k spans).
   const kept = dropped > 0 ? `AND s.rowid NOT IN (SELECT node_id FROM span_drop)` : '';
   await store.run(
     `CREATE OR REPLACE TABLE trace_index AS
-     SELECT row_number() OVER ()::INTEGER AS trace_no, trace_id, ${validTraceIdSql('trace_id')} AS valid, span_count
-     FROM (SELECT trace_id, count(*) AS span_count FROM spans s WHERE ${HAS_IDS_SQL} ${kept} GROUP BY trace_id)`,
+     SELECT min(s.rowid) AS trace_no, trace_id, ${validTraceIdSql('trace_id')} AS valid, count(*) AS span_count
+     FROM spans s WHERE ${HAS_IDS_SQL} ${kept} GROUP BY trace_id`,
   );
   // Parent links resolved once by the string span IDs, within a trace by its integer trace_no (the
   // trace_id join with trace_index is cheap; a join keyed on both string IDs with the span figures as
   // payload cost twice as much at 100k). The figures every later step needs (times, output tokens) are
-  // read in the same scan of spans, computed before the join so the attributes map never travels
-  // through it; the parent side is narrow.
+  // read in the same scan of spans, computed before the join so the attributes never travel
+  // through it; the parent side is narrow. The inner projection types each span's OTLP attribute list
+  // once (`kv`) for every lookup of the outer one.
+  const params = new SqlParams();
+  const attrs = new SpanAttributeLookups(params, 's');
+  const tokens = outputTokensSql(attrs);
+  const extraSql = extra ? extra(attrs, params) : undefined;
   await store.run(
     `CREATE OR REPLACE TEMP TABLE span_links AS
      WITH k AS (
-       SELECT s.rowid AS node_id, t.trace_no, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id,
-              s.start_ns, s.end_ns, s.duration_ms, ${OUTPUT_TOKENS_SQL} AS output_tokens
-       FROM spans s JOIN trace_index t USING (trace_id)
-       WHERE ${HAS_IDS_SQL} ${kept}
+       SELECT s.node_id, t.trace_no, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id,
+              s.start_ns, s.end_ns, s.duration_ms, ${tokens} AS output_tokens${extraSql !== undefined ? `, ${extraSql} AS extra` : ''}
+       FROM ${attrs.from(`SELECT s.rowid AS node_id, s.trace_id, s.span_id, s.parent_span_id, s.start_ns, s.end_ns, s.duration_ms,
+                s.name, s.service, s.attributes, s.otlp_attributes
+         FROM spans s WHERE ${HAS_IDS_SQL} ${kept}`)} JOIN trace_index t USING (trace_id)
      ),
      p AS (
        SELECT s.rowid AS node_id, t.trace_no, s.span_id
        FROM spans s JOIN trace_index t USING (trace_id)
        WHERE ${HAS_IDS_SQL} ${kept}
      )
-     SELECT k.node_id, k.trace_no, p.node_id AS parent_node, k.start_ns, k.end_ns, k.duration_ms, k.output_tokens
+     SELECT k.node_id, k.trace_no, p.node_id AS parent_node, k.start_ns, k.end_ns, k.duration_ms, k.output_tokens${extra ? ', k.extra' : ''}
      FROM k LEFT JOIN p ON p.trace_no = k.trace_no AND p.span_id = k.parent_span_id`,
+    params.values,
   );
   // Top-most spans (depth 0) and children of a top-most span (depth 1) are placed by one integer
   // self-join (PLACED_SQL). Only the rest (deeper spans, spans on a parent cycle) need a walk: the
@@ -136,6 +173,10 @@ export async function buildSpanIndex(store: QueryRunner): Promise<void> {
      ${dropped > 0 ? 'LEFT JOIN span_drop d ON d.node_id = s.rowid' : ''}
      JOIN span_index i ON i.node_id = ${dropped > 0 ? 'coalesce(d.keep_node, s.rowid)' : 's.rowid'}`,
   );
+}
+
+/** client_index, in loaded order (read back with a POSITIONAL JOIN): never written unordered. */
+async function buildClientIndex(store: QueryRunner): Promise<void> {
   // client_dup is only set for valid IDs: an all-zero or malformed ID repeated on many rows is already
   // unmatched as invalid, and counting it as a collision too would double-report one problem.
   await store.run(
@@ -149,14 +190,6 @@ export async function buildSpanIndex(store: QueryRunner): Promise<void> {
      LEFT JOIN trace_index t ON t.trace_id = CASE WHEN c.trace_valid THEN c.trace_id END
      ORDER BY c.row_id`,
   );
-  await store.run(
-    `CREATE OR REPLACE TABLE span_index_meta AS
-     SELECT $1::INTEGER AS index_version, ${LOADED_RUN_STAMP_SQL},
-            (SELECT count(*) FROM spans WHERE coalesce(trace_id, '') = '' OR coalesce(span_id, '') = '') AS spans_without_ids,
-            (SELECT count(*) FROM span_index) AS indexed_spans`,
-    [SPAN_INDEX_VERSION],
-  );
-  for (const t of ['span_dup_hash', 'span_drop', 'span_links']) await store.run(`DROP TABLE IF EXISTS ${t}`);
 }
 
 /**
@@ -195,29 +228,4 @@ function spanIndexSelectSql(walk: boolean): string {
      ),
      walked AS (SELECT w.* FROM walk w JOIN deep USING (node_id))
      SELECT ${columns} FROM placed LEFT JOIN walked w USING (node_id)`;
-}
-
-/**
- * `span_drop`: the later loaded copies of a (trace_id, span_id), each with the kept copy (lowest
- * rowid); returns how many. Duplicates are rare: a hash aggregate over the 64-bit hash of the two IDs
- * finds the candidate keys cheaply (no strings in its hash table), and only rows with a candidate hash
- * are compared by their real IDs, so a hash collision costs a little time, never a wrong result. Every
- * other span with IDs is kept as itself (node_id = spans.rowid), so the wide spans table is never joined
- * back by rowid to build the index.
- */
-async function buildSpanDrop(store: QueryRunner): Promise<number> {
-  await store.run(
-    `CREATE OR REPLACE TEMP TABLE span_dup_hash AS
-     SELECT hash(trace_id, span_id) AS h FROM spans WHERE ${HAS_IDS_SQL} GROUP BY 1 HAVING count(*) > 1`,
-  );
-  const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM span_dup_hash');
-  await store.run(
-    `CREATE OR REPLACE TEMP TABLE span_drop AS
-     SELECT node_id, keep_node FROM (
-       SELECT rowid AS node_id, min(rowid) OVER (PARTITION BY trace_id, span_id) AS keep_node
-       FROM spans WHERE ${n > 0 ? HAS_IDS_SQL : 'false'} AND hash(trace_id, span_id) IN (SELECT h FROM span_dup_hash)
-     ) WHERE node_id <> keep_node`,
-  );
-  const [{ dropped }] = await store.all<{ dropped: number }>('SELECT count(*) AS dropped FROM span_drop');
-  return dropped;
 }

@@ -61,7 +61,7 @@ export async function insertSyntheticRun(store: QueryRunner, requests: number, s
        UNION ALL SELECT trace_id, format('{:016x}', i * 8 + 7), format('{:016x}', i * 8 + 1), 'response.write', 'INTERNAL', wr_s, wr_e, MAP {}
               FROM fin WHERE has_write
      )
-     SELECT 900, NULL, trace_id, span_id, parent, name, kind, 'llm-gateway', s, e, (e - s) / 1e6, 'UNSET', attrs, NULL FROM parts`,
+     SELECT 900, NULL, trace_id, span_id, parent, name, kind, 'llm-gateway', s, e, (e - s) / 1e6, 'UNSET', attrs, NULL, NULL FROM parts`,
   );
   await store.run(
     `INSERT INTO span_events

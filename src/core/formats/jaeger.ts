@@ -59,7 +59,8 @@ const STAGE_SQL = `
          list_transform(coalesce(s.logs, []), lambda l: {
            name: coalesce(list_filter(l.fields, lambda f: f.key = 'event')[1].value,
                           list_filter(l.fields, lambda f: f.key = 'message')[1].value, 'log'),
-           time_ns: ${microsToNanosSql('l.timestamp')}})
+           time_ns: ${microsToNanosSql('l.timestamp')}}),
+         NULL
   FROM t`;
 
 export async function readJaeger(ctx: ReaderContext): Promise<ReaderResult> {

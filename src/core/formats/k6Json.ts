@@ -15,7 +15,7 @@
  * skipped, counted and recorded, and the same grouping runs on the valid lines.
  */
 import { checkGroups, checkTraceIdTag, finishK6, groupAggregatesSql, groupChecksCiteLines, keptMetricSql } from './k6Requests';
-import { runUnordered } from './unordered';
+import { runUnordered } from '../store/insertOrder';
 import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
 import type { ReaderContext, ReaderResult } from './types';
 

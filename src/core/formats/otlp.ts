@@ -13,21 +13,16 @@ import { InputError } from '../errors';
 import { asInputError, maxDocumentBytes } from './spanDocument';
 import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
 import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishLoadedEvents, publishStage, type FinishOptions } from './spanStage';
-import { runUnordered } from './unordered';
+import { runUnordered } from '../store/insertOrder';
 import { kindSql, normalizeIdSql, otlpStatusSql } from './spanSql';
+import { OTLP_KEY_VALUES } from '../store/spanAttributes';
 import type { Params } from '../store/duckStore';
 import type { ReaderContext, ReaderResult } from './types';
 
-/**
- * AnyValue: scalars as VARCHAR (json_transform stringifies numbers and booleans, so `intValue` as a
- * JSON number or as the spec's string gives the same text); arrays/kvlists kept as their JSON text.
- */
-const ANY_VALUE = `{"stringValue":"VARCHAR","intValue":"VARCHAR","doubleValue":"VARCHAR","boolValue":"VARCHAR","bytesValue":"VARCHAR","arrayValue":"JSON","kvlistValue":"JSON"}`;
-const KEY_VALUES = `[{"key":"VARCHAR","value":${ANY_VALUE}}]`;
 const SPAN = `{"traceId":"VARCHAR","spanId":"VARCHAR","parentSpanId":"VARCHAR","name":"VARCHAR","kind":"VARCHAR",
 "startTimeUnixNano":"VARCHAR","endTimeUnixNano":"VARCHAR","status":{"code":"VARCHAR"},"attributes":"JSON",
 "events":[{"name":"VARCHAR","timeUnixNano":"VARCHAR"}]}`;
-const RESOURCE_SPANS = `[{"resource":{"attributes":${KEY_VALUES}},"scopeSpans":[{"spans":[${SPAN}]}]}]`;
+const RESOURCE_SPANS = `[{"resource":{"attributes":${OTLP_KEY_VALUES}},"scopeSpans":[{"spans":[${SPAN}]}]}]`;
 /** Both the bare request and the api_v3 wrapper in one shape, so each document is parsed once. */
 const DOCUMENT_SHAPE = `{"resourceSpans":${RESOURCE_SPANS},"result":{"resourceSpans":${RESOURCE_SPANS}}}`.replace(/\n/g, '');
 /**
@@ -36,15 +31,6 @@ const DOCUMENT_SHAPE = `{"resourceSpans":${RESOURCE_SPANS},"result":{"resourceSp
  * again with DOCUMENT_SHAPE.
  */
 const REQUEST_SHAPE = `{"resourceSpans":${RESOURCE_SPANS}}`.replace(/\n/g, '');
-
-/** AnyValue struct → its string form. */
-function anyValueSql(v: string): string {
-  return `coalesce(${v}.stringValue, ${v}.intValue, ${v}.doubleValue, ${v}.boolValue, ${v}.bytesValue, ${v}.arrayValue::VARCHAR, ${v}.kvlistValue::VARCHAR)`;
-}
-
-function attributesMapSql(list: string): string {
-  return `map_from_entries(list_transform(coalesce(${list}, []), lambda a: {k: a.key, v: ${anyValueSql('a.value')}}))`;
-}
 
 /**
  * SELECT over `source`(line, doc) producing (line, marker, sp, service) rows, one per span ($1 = the
@@ -76,12 +62,11 @@ function flattenSql(source: string, wrapped: boolean): string {
 }
 
 /**
- * The per-span projection (ID normalisation, kind, status, attribute map, events) over flattened
- * rows (line, marker, sp, service); `lineSql` gives each row's line (negative for a marker row).
- * The span attributes stay JSON text in the document shape and are typed here: typing them inside
- * the batch document cost ≈ 1/3 more CPU for the same maps (measured on the bench 10k run: 2.1 →
- * 1.4 CPU s, all 68,928 maps identical). KEY_VALUES is our constant (no quotes, no user text), so it
- * is inlined.
+ * The per-span projection (ID normalisation, kind, status, events, attributes) over flattened rows
+ * (line, marker, sp, service); `lineSql` gives each row's line (negative for a marker row).
+ * The span attributes stay the JSON text the document shape gives them (spans.otlp_attributes; the
+ * MAP column stays NULL): they are typed on demand by spanAttributes.ts. Typing them here was a third
+ * of this statement (bench 100k run, written to a database file: 9.6 → 6.5 CPU s).
  */
 function projectSql(rows: string, lineSql: string): string {
   return `
@@ -89,8 +74,9 @@ function projectSql(rows: string, lineSql: string): string {
   SELECT ${lineSql}, ${normalizeIdSql('tid', 16)}, ${normalizeIdSql('sid', 8)}, ${normalizeIdSql('pid', 8)},
          sp.name, ${kindSql('sp.kind')}, service,
          TRY_CAST(sp.startTimeUnixNano AS BIGINT), TRY_CAST(sp.endTimeUnixNano AS BIGINT),
-         ${otlpStatusSql('sp.status.code')}, ${attributesMapSql(`json_transform(sp.attributes, '${KEY_VALUES}')`)},
-         list_transform(coalesce(sp.events, []), lambda e: {name: e.name, time_ns: TRY_CAST(e.timeUnixNano AS BIGINT)})
+         ${otlpStatusSql('sp.status.code')}, NULL,
+         list_transform(coalesce(sp.events, []), lambda e: {name: e.name, time_ns: TRY_CAST(e.timeUnixNano AS BIGINT)}),
+         sp.attributes::VARCHAR
   FROM g`;
 }
 
@@ -173,12 +159,12 @@ async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome>
   const id = ctx.sourceId;
   if (!Number.isSafeInteger(id)) throw new Error(`invalid source id ${id}`);
   const direct = await directTarget(ctx);
-  const columns = 'line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes, events';
+  const columns = 'line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes, events, otlp_attributes';
   const rows = projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker THEN -1 END');
   const sql = direct
     ? `INSERT INTO spans
        SELECT $5, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
-              (end_ns - start_ns) / 1e6, status, attributes, events
+              (end_ns - start_ns) / 1e6, status, attributes, events, otlp_attributes
        FROM (${rows}) p(${columns})`
     : `INSERT INTO ${stage} ${rows}`;
   if (!direct) await createSpanStage(ctx, stage);

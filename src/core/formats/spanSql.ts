@@ -17,7 +17,8 @@ export const SPAN_STAGE_COLUMNS = `(
   end_ns BIGINT,
   status VARCHAR,
   attributes MAP(VARCHAR, VARCHAR),
-  events STRUCT(name VARCHAR, time_ns BIGINT)[]
+  events STRUCT(name VARCHAR, time_ns BIGINT)[],
+  otlp_attributes VARCHAR
 )`;
 
 /**

@@ -43,7 +43,8 @@ const STAGE_SQL = `
          s.name, ${kindSql('s.kind')}, s.localEndpoint.serviceName,
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', true)}, tags,
-         list_transform(coalesce(s.annotations, []), lambda a: {name: a.value, time_ns: ${microsToNanosSql('a.timestamp')}})
+         list_transform(coalesce(s.annotations, []), lambda a: {name: a.value, time_ns: ${microsToNanosSql('a.timestamp')}}),
+         NULL
   FROM t`;
 
 export async function readZipkin(ctx: ReaderContext): Promise<ReaderResult> {

@@ -95,8 +95,10 @@ CREATE TABLE IF NOT EXISTS spans (
   end_ns BIGINT,
   duration_ms DOUBLE,               -- (end_ns − start_ns) / 1e6, exact to the source's resolution
   status VARCHAR,                   -- UNSET | OK | ERROR
-  attributes MAP(VARCHAR, VARCHAR), -- span + resource attributes, values as strings
-  events STRUCT(name VARCHAR, time_ns BIGINT)[] -- the span's events as loaded; span_events is the table to query
+  attributes MAP(VARCHAR, VARCHAR), -- Jaeger/Zipkin tags, values as strings (NULL for OTLP spans)
+  events STRUCT(name VARCHAR, time_ns BIGINT)[], -- the span's events as loaded; span_events is the table to query
+  otlp_attributes VARCHAR           -- OTLP spans: the KeyValue list as JSON text, typed on demand.
+                                    -- Read attributes only through spanAttributes.ts (either column).
 );
 
 CREATE TABLE IF NOT EXISTS span_events (
@@ -120,4 +122,6 @@ export async function createSchema(conn: DuckDBConnection): Promise<void> {
   await conn.run(SCHEMA_SQL);
   // A database written before spans.events existed: add it (NULL for the rows already loaded).
   await conn.run('ALTER TABLE spans ADD COLUMN IF NOT EXISTS events STRUCT(name VARCHAR, time_ns BIGINT)[]');
+  // …and before spans.otlp_attributes (that database's OTLP spans have their attributes in the MAP).
+  await conn.run('ALTER TABLE spans ADD COLUMN IF NOT EXISTS otlp_attributes VARCHAR');
 }

@@ -4,8 +4,12 @@ import { loadFiles } from '../../../src/core/formats/loadFiles';
 import { parseByteSize, readOtlp } from '../../../src/core/formats/otlp';
 import { sniffFile } from '../../../src/core/formats/sniff';
 import { DuckStore } from '../../../src/core/store/duckStore';
+import { spanAttributeSql } from '../../../src/core/store/spanAttributes';
 import { fixture } from '../../helpers/paths';
 import { spanFigures as figures, type SpanFigures } from '../../helpers/spanFigures';
+
+/** SQL for a span attribute of the row `s` (OTLP attributes are typed on demand, spanAttributes.ts). */
+const attr = (key: string): string => spanAttributeSql('s', `'${key}'`);
 
 async function issues(store: DuckStore, sourceId: number): Promise<{ line: number | null; severity: string; code: string; message: string }[]> {
   return store.all(`SELECT line, severity, code, message FROM load_issues WHERE source_id = $1 ORDER BY line, code`, [sourceId]);
@@ -43,8 +47,8 @@ describe('span readers: OTLP JSON', () => {
     assert.strictEqual(loaded.skipped, 0);
     // First span of line 1, by hand: 1795965042402898731 − 1795965042399000000 = 3898731 ns = 3.898731 ms.
     const [auth] = await store.all<Record<string, unknown>>(
-      `SELECT line, kind, service, status, duration_ms, parent_span_id, attributes['llm.auth.scheme'] AS scheme
-       FROM spans WHERE span_id = 'f9bf2b38ba4c8486'`,
+      `SELECT line, kind, service, status, duration_ms, parent_span_id, ${attr('llm.auth.scheme')} AS scheme
+       FROM spans s WHERE span_id = 'f9bf2b38ba4c8486'`,
     );
     // A clean file takes the fast path, which writes no line numbers (nothing in it is cited by line).
     assert.deepStrictEqual(auth, {
@@ -55,7 +59,7 @@ describe('span readers: OTLP JSON', () => {
     const kinds = await store.all<{ kind: string; n: number }>('SELECT kind, count(*) AS n FROM spans GROUP BY kind ORDER BY kind');
     assert.deepStrictEqual(kinds, [{ kind: 'INTERNAL', n: 702 }, { kind: 'SERVER', n: 110 }]);
     // intValue written as a JSON number: 0 → '0' (inference.acquire_slot of line 1).
-    const [slot] = await store.all<{ v: string }>(`SELECT attributes['llm.queue_depth'] AS v FROM spans WHERE span_id = '2f9facd59d83ad23'`);
+    const [slot] = await store.all<{ v: string }>(`SELECT ${attr('llm.queue_depth')} AS v FROM spans s WHERE span_id = '2f9facd59d83ad23'`);
     assert.strictEqual(slot.v, '0');
     // python3: 44 first_token events, 4 exception events.
     const events = await store.all<{ name: string; n: number }>('SELECT name, count(*) AS n FROM span_events GROUP BY name ORDER BY name');
@@ -80,8 +84,8 @@ describe('span readers: OTLP JSON', () => {
       { line: 3, span_id: '2222222222222222', parent_span_id: '0123456789abcdef', kind: 'SERVER', status: 'OK', duration_ms: 0.1 },
     ]);
     const [attrs] = await store.all<Record<string, string>>(
-      `SELECT attributes['integer'] AS i, attributes['false'] AS f, attributes['float'] AS d, attributes['bytes'] AS b, attributes['empty'] AS e
-       FROM spans WHERE span_id = '0123456789abcdef'`,
+      `SELECT ${attr('integer')} AS i, ${attr('false')} AS f, ${attr('float')} AS d, ${attr('bytes')} AS b, ${attr('empty')} AS e
+       FROM spans s WHERE span_id = '0123456789abcdef'`,
     );
     assert.deepStrictEqual(attrs, { i: '0', f: 'false', d: '1.5', b: 'AQID', e: '' });
     const [event] = await store.all(`SELECT name, time_ns FROM span_events WHERE source_id = $1`, [loaded.sourceId]);
@@ -108,8 +112,8 @@ describe('span readers: OTLP JSON', () => {
     assert.deepStrictEqual(await figures(store, 99), expected);
     // Row for row the same spans (attributes and events included), and no line numbers on either path.
     const [diff] = await store.all<{ only_one: number; with_line: number }>(
-      `WITH a AS (SELECT trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes::VARCHAR AS at, events::VARCHAR AS ev FROM spans WHERE source_id = $1),
-            b AS (SELECT trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes::VARCHAR AS at, events::VARCHAR AS ev FROM spans WHERE source_id = 99)
+      `WITH a AS (SELECT trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes::VARCHAR AS at, otlp_attributes AS oat, events::VARCHAR AS ev FROM spans WHERE source_id = $1),
+            b AS (SELECT trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes::VARCHAR AS at, otlp_attributes AS oat, events::VARCHAR AS ev FROM spans WHERE source_id = 99)
        SELECT (SELECT count(*) FROM (FROM a EXCEPT ALL FROM b)) + (SELECT count(*) FROM (FROM b EXCEPT ALL FROM a)) AS only_one,
               (SELECT count(line) FROM spans) AS with_line`,
       [direct.sourceId],
@@ -132,8 +136,8 @@ describe('span readers: OTLP JSON', () => {
     const [loaded] = await loadFiles(store, [fixture('spans/otlp-base64-ids.json')]);
     const rows = await store.all<Record<string, unknown>>(
       `SELECT trace_id, span_id, parent_span_id, kind, status, service, duration_ms,
-              attributes['tokens_str'] AS s, attributes['tokens_num'] AS n, attributes['ok'] AS ok, attributes['ratio'] AS r
-       FROM spans WHERE source_id = $1 ORDER BY line`,
+              ${attr('tokens_str')} AS s, ${attr('tokens_num')} AS n, ${attr('ok')} AS ok, ${attr('ratio')} AS r
+       FROM spans s WHERE source_id = $1 ORDER BY line`,
       [loaded.sourceId],
     );
     assert.deepStrictEqual(rows, [
