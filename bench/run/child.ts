@@ -1,7 +1,7 @@
 /**
  * One benchmark method in its own process, so peak RSS (process.resourceUsage().maxRSS) belongs to
  * that method alone. Prints one JSON line (ChildResult) on stdout; the orchestrator (main.ts) spawns it.
- * Usage: node out/bench/run/child.js <load|reanalyze|extract|script> <runDir> <db> [threads] [memoryLimit]
+ * Usage: node out/bench/run/child.js <load|reanalyze|reanalyze-phases|extract|script> <runDir> <db> [threads] [memoryLimit]
  */
 import * as path from 'path';
 import { monitorEventLoopDelay } from 'perf_hooks';
@@ -12,7 +12,7 @@ import { DuckStore, type Params, type QueryRunner, type Row } from '../../src/co
 import { extract, type ExtractPath } from '../baselines/duckExtract';
 import { envelopeQuantiles } from '../baselines/nodeScript';
 
-export type Method = 'load' | 'reanalyze' | 'extract' | 'script';
+export type Method = 'load' | 'reanalyze' | 'reanalyze-phases' | 'extract' | 'script';
 
 export interface StepTiming {
   step: string;
@@ -119,18 +119,30 @@ async function runLoad(dir: string, db: string, storeOptions: { threads?: number
   };
 }
 
-async function runReanalyze(db: string, storeOptions: { threads?: number; memoryLimit?: string }): Promise<Omit<ChildResult, 'maxRssMB'>> {
+/**
+ * Another phase mapping (DESIGN §6 counts it as a re-analysis): the GPU queue by its attribute only,
+ * generation by its attribute or a GenAI operation attribute, the gateway without response.write.
+ */
+export const PHASES_B: AnalysisOptions['phases'] = [
+  { name: 'gateway', anyOf: [{ names: ['auth.check', 'request.prepare', 'route.select'] }] },
+  { name: 'gpu_queue', anyOf: [{ attributes: { 'llm.phase': 'queue' } }] },
+  { name: 'generation', anyOf: [{ attributes: { 'llm.phase': 'generation' } }, { attributePresent: ['gen_ai.operation.name'] }] },
+];
+
+async function runReanalyze(db: string, storeOptions: { threads?: number; memoryLimit?: string }, phases: boolean): Promise<Omit<ChildResult, 'maxRssMB'>> {
   const t0 = performance.now();
   const store = new DuckStore({ database: db, ...storeOptions });
   const timed = new TimingRunner(store);
   const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM sources');
   if (n === 0) throw new Error(`${db} holds no loaded run`);
-  // Another contract: 10 s windows instead of 30 s, a 5-trace slow list, the gate set B.
-  const a = await analyzeTimed(timed, { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000, slowTraceCount: 5 }, GATES_B);
+  // Another contract: 10 s windows instead of 30 s, a 5-trace slow list, the gate set B (and, for
+  // 'reanalyze-phases', another phase mapping).
+  const options: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000, slowTraceCount: 5, ...(phases ? { phases: PHASES_B } : {}) };
+  const a = await analyzeTimed(timed, options, GATES_B);
   await store.close();
   const env = envelopeOf(a.report);
   return {
-    method: 'reanalyze',
+    method: phases ? 'reanalyze-phases' : 'reanalyze',
     wallSeconds: (performance.now() - t0) / 1000,
     envelopeP95: env.p95,
     envelopeN: env.n,
@@ -173,7 +185,7 @@ async function main(): Promise<void> {
   const storeOptions = { ...(threads !== undefined ? { threads } : {}), ...(mem !== undefined ? { memoryLimit: mem } : {}) };
   let result: Omit<ChildResult, 'maxRssMB'>;
   if (method === 'load') result = await runLoad(dir, db, storeOptions);
-  else if (method === 'reanalyze') result = await runReanalyze(db, storeOptions);
+  else if (method === 'reanalyze' || method === 'reanalyze-phases') result = await runReanalyze(db, storeOptions, method === 'reanalyze-phases');
   else if (method === 'extract') result = await runExtract(dir, threads, mem, (k6Path ?? 'typed') as ExtractPath, (spanPath ?? 'objects') as ExtractPath);
   else if (method === 'script') result = await runScript(dir);
   else throw new Error(`unknown method '${method}'`);

@@ -7,6 +7,7 @@ import type { ChildResult } from './child';
 export const METHOD_LABELS: Record<string, string> = {
   load: '(a) Phasewise first load + analysis',
   reanalyze: '(b) Phasewise re-analysis (--db)',
+  'reanalyze-phases': '(b′) re-analysis, another phase mapping',
   extract: '(c) DuckDB bare extraction',
   script: '(d) Node script (JSON.parse + Map + sort)',
 };
@@ -84,8 +85,8 @@ export function resultsMarkdown(summaries: SizeSummary[], machine: string[], edi
     '',
     'Input = k6.ndjson + spans.otlp.jsonl of a generated run (bench/generate). Each method runs in its own',
     'process; peak RSS is that process\'s maxRSS. (b) re-analyses the database file written by (a) with a',
-    'different contract (10 s windows, another gate set) without re-parsing; its MB/s is the input size',
-    'over its wall time. The load average is read just before each measurement: on a shared 2-core machine',
+    'different contract (10 s windows, another gate set) without re-parsing; (b′) the same with another',
+    'phase mapping as well (bench/run/child.ts PHASES_B); their MB/s is the input size over the wall time. The load average is read just before each measurement: on a shared 2-core machine',
     'it is the honest caveat beside every figure. CPU s is the process\'s user + system time (all threads);',
     'input MB per CPU s is the throughput the load of other processes inflates least (wall ≈ CPU / 2 on an idle',
     '2-core machine when DuckDB keeps both cores busy).',
