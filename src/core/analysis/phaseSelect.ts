@@ -1,7 +1,6 @@
 import type { PhaseDefinition, SpanMatcher } from './options';
 import type { SpanAttributeLookups } from './attributeLookups';
 import { SqlParams, sqlIdentifier } from './sqlParams';
-import { spanAttributeSql, spanHasAttributeSql } from '../store/spanAttributes';
 
 /** Columns of request_breakdown that a phase column must not shadow. */
 const RESERVED_COLUMNS = new Set([
@@ -54,17 +53,16 @@ export function phaseColumns(phases: readonly PhaseDefinition[]): PhaseColumn[] 
 /**
  * SQL boolean for one matcher over a `spans`-shaped row aliased `s` (every clause given must hold).
  * A matcher with no clause selects nothing: an empty selector is a contract mistake, not "every span".
- * Attribute clauses go through `attrs` when given (one typing of an OTLP list per row: see
- * attributeLookups.ts; the row must then expose its typed list as `s.kv`), else spanAttributes.ts.
+ * Attribute clauses go through `attrs` (one typing of an OTLP list per row: see attributeLookups.ts;
+ * the row must expose its typed list as `s.kv`).
  */
-function matcherSql(m: SpanMatcher, params: SqlParams, attrs: SpanAttributeLookups | undefined): string {
+function matcherSql(m: SpanMatcher, params: SqlParams, attrs: SpanAttributeLookups): string {
   const clauses: string[] = [];
   if (m.names !== undefined) clauses.push(params.inList('s.name', m.names));
   for (const [key, value] of Object.entries(m.attributes ?? {})) {
-    const lookup = attrs ? attrs.value(key) : spanAttributeSql('s', params.bind(key));
-    clauses.push(`${lookup} = ${params.bind(value)}`);
+    clauses.push(`${attrs.value(key)} = ${params.bind(value)}`);
   }
-  for (const key of m.attributePresent ?? []) clauses.push(attrs ? attrs.has(key) : spanHasAttributeSql('s', params.bind(key)));
+  for (const key of m.attributePresent ?? []) clauses.push(attrs.has(key));
   if (m.service !== undefined) clauses.push(`s.service = ${params.bind(m.service)}`);
   if (clauses.length === 0) return 'false';
   return `(${clauses.map((c) => `coalesce(${c}, false)`).join(' AND ')})`;
@@ -72,9 +70,9 @@ function matcherSql(m: SpanMatcher, params: SqlParams, attrs: SpanAttributeLooku
 
 /**
  * SQL BIGINT expression: bit i set when phase i's selector (any of its matchers) picks the span `s`.
- * With `attrs`, attribute lookups are registered there and read the row's `s.kv` (attributeLookups.ts).
+ * Attribute lookups are registered in `attrs` and read the row's `s.kv` (attributeLookups.ts).
  */
-export function phaseMaskSql(phases: readonly PhaseDefinition[], params: SqlParams, attrs?: SpanAttributeLookups): string {
+export function phaseMaskSql(phases: readonly PhaseDefinition[], params: SqlParams, attrs: SpanAttributeLookups): string {
   if (phases.length === 0) return '0::BIGINT';
   const terms = phases.map((phase, bit) => {
     const any = phase.anyOf.length === 0 ? 'false' : phase.anyOf.map((m) => matcherSql(m, params, attrs)).join(' OR ');
