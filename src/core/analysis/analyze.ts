@@ -17,8 +17,9 @@ export async function analyzeRun(store: QueryRunner, options: AnalysisOptions, g
   const info = await ensureBreakdown(store, options);
   // Figures that only depend on the breakdown tables are computed once per build and read back by
   // every later analysis of the same build (figureCache.ts).
-  const cache = info.buildId !== undefined ? await FigureCache.open(store, info.buildId) : undefined;
-  const join = cache ? await cache.get<JoinSummary>('join', () => computeJoinSummary(store)) : await computeJoinSummary(store);
+  const cache = info.buildId !== undefined ? await FigureCache.open(store, info.buildId, info.baseId) : undefined;
+  // The join summary does not depend on the phase mapping (trace_roots and client_index only).
+  const join = cache ? await cache.getBase<JoinSummary>('join', () => computeJoinSummary(store)) : await computeJoinSummary(store);
   const slow = await cachedSlowTraces(store, options, cache);
   const report = await buildReport(store, options, gates, { phaseColumns: info.phaseColumns, warnings: info.warnings, join, slowTraces: slow, cache });
   await cache?.flush();

@@ -20,7 +20,15 @@ import type { SqlParams } from './sqlParams';
  * them FROM from(<a SELECT exposing the row's attributes and otlp_attributes>), which wraps the
  * source in two projections (one test per key, then the typing) under the row alias.
  */
-export class SpanAttributeLookups {
+/** Attribute lookups on a row aliased as the row alias: what the phase selectors need (phaseSelect.ts). */
+export interface AttributeReader {
+  /** SQL for the value of attribute `key` as a string, NULL when absent. */
+  value(key: string): string;
+  /** SQL predicate (never NULL): the row has attribute `key`. */
+  has(key: string): string;
+}
+
+export class SpanAttributeLookups implements AttributeReader {
   /** key → [bound placeholder, index of its test column `kv_m<i>`]. */
   private readonly keys = new Map<string, [string, number]>();
 
@@ -42,6 +50,11 @@ export class SpanAttributeLookups {
     const [k, i] = this.key(key);
     return `(coalesce(map_contains(${this.row}.attributes, ${k}), false)
       OR coalesce(${this.row}.kv_m${i} AND len(${this.matches(k)}) > 0, false))`;
+  }
+
+  /** The keys registered so far, in registration order. */
+  registeredKeys(): string[] {
+    return [...this.keys.keys()];
   }
 
   /**
@@ -72,4 +85,61 @@ export class SpanAttributeLookups {
   private matches(k: string): string {
     return `list_filter(${this.row}.kv, lambda a: a.key = ${k})`;
   }
+}
+
+/**
+ * Attribute lookups computed once per (row, key) in a projection, then read as columns (`av_<i>` the
+ * value, `ah_<i>` has): the phase selectors read `llm.phase` twice, the output tokens and the
+ * attribute cache read every key again, and each would otherwise repeat the list_filter over the
+ * typed list. Same values as SpanAttributeLookups: the columns are its value()/has() expressions.
+ */
+export class ProjectedAttributeLookups implements AttributeReader {
+  private readonly keys = new Map<string, number>();
+
+  constructor(
+    private readonly params: SqlParams,
+    private readonly row = 's',
+  ) {}
+
+  value(key: string): string {
+    return `${this.row}.${valueColumn(this.index(key))}`;
+  }
+
+  has(key: string): string {
+    return `${this.row}.${hasColumn(this.index(key))}`;
+  }
+
+  registeredKeys(): string[] {
+    return [...this.keys.keys()];
+  }
+
+  /** Column names of a registered key's value and has(). */
+  columnsOf(key: string): [string, string] {
+    const i = this.index(key);
+    return [valueColumn(i), hasColumn(i)];
+  }
+
+  /** A FROM item: the rows of `source` (with `attributes` and `otlp_attributes`) and one value/has column pair per registered key. */
+  from(source: string): string {
+    const inner = new SpanAttributeLookups(this.params, 'q');
+    const cols = [...this.keys.entries()].map(([k, i]) => `, ${inner.value(k)} AS ${valueColumn(i)}, ${inner.has(k)} AS ${hasColumn(i)}`);
+    return `(SELECT q.*${cols.join('')} FROM ${inner.from(source)}) ${this.row}`;
+  }
+
+  private index(key: string): number {
+    let i = this.keys.get(key);
+    if (i === undefined) {
+      i = this.keys.size;
+      this.keys.set(key, i);
+    }
+    return i;
+  }
+}
+
+function valueColumn(i: number): string {
+  return `av_${i}`;
+}
+
+function hasColumn(i: number): string {
+  return `ah_${i}`;
 }

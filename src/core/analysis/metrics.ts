@@ -119,9 +119,33 @@ export async function computeClientTable(store: QueryRunner, cols: BreakdownColu
 }
 
 /** Server-only figures over every trace with exactly one root. */
-export async function computeServerTable(store: QueryRunner, phaseColumns: readonly string[], cols: BreakdownColumns): Promise<MetricTable> {
-  return computeQuantileTable(store, { table: 'root_breakdown', columns: pick(serverMetricColumns(phaseColumns), cols.root, undefined) });
+export async function computeServerTable(
+  store: QueryRunner,
+  phaseColumns: readonly string[],
+  cols: BreakdownColumns,
+  only?: readonly string[],
+): Promise<MetricTable> {
+  return computeQuantileTable(store, { table: 'root_breakdown', columns: pick(serverMetricColumns(phaseColumns), cols.root, only) });
 }
+
+/**
+ * Metric columns whose values do not depend on the phase mapping (client figures, the root, the
+ * envelope, TTFT/ITL): a phase column can never be one of them (phaseSelect.ts reserves these names),
+ * and the phase-dependent ones are the phase columns, unattributed_server_ms and
+ * generation_ms_per_output_token. An allow-list, so a new column is phase-dependent until listed.
+ */
+export const PHASE_INDEPENDENT_COLUMNS: ReadonlySet<string> = new Set([
+  'client_total_ms',
+  'transport_setup_ms',
+  'client_ttft_ms',
+  'client_ttfb_ms',
+  'server_root_ms',
+  ENVELOPE_COLUMN,
+  'server_ttft_ms',
+  'ttft_envelope_ms',
+  'itl_ms',
+  'scheduler_lag_ms',
+]);
 
 /** Scheduler lag over every started request (a property of the generator, not of the outcome). */
 export async function computeStartedLag(store: QueryRunner, cols: BreakdownColumns, query: PopulationQuery = {}): Promise<QuantileSummary | undefined> {

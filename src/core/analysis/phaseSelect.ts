@@ -1,5 +1,5 @@
 import type { PhaseDefinition, SpanMatcher } from './options';
-import type { SpanAttributeLookups } from './attributeLookups';
+import type { AttributeReader } from './attributeLookups';
 import { SqlParams, sqlIdentifier } from './sqlParams';
 
 /** Columns of request_breakdown that a phase column must not shadow. */
@@ -53,10 +53,10 @@ export function phaseColumns(phases: readonly PhaseDefinition[]): PhaseColumn[] 
 /**
  * SQL boolean for one matcher over a `spans`-shaped row aliased `s` (every clause given must hold).
  * A matcher with no clause selects nothing: an empty selector is a contract mistake, not "every span".
- * Attribute clauses go through `attrs` (one typing of an OTLP list per row: see attributeLookups.ts;
- * the row must expose its typed list as `s.kv`).
+ * Attribute clauses go through `attrs`: in the index's scan of spans, one typing of an OTLP list per
+ * row (attributeLookups.ts); on re-analysis, the per-key attribute cache (attributeCache.ts).
  */
-function matcherSql(m: SpanMatcher, params: SqlParams, attrs: SpanAttributeLookups): string {
+function matcherSql(m: SpanMatcher, params: SqlParams, attrs: AttributeReader): string {
   const clauses: string[] = [];
   if (m.names !== undefined) clauses.push(params.inList('s.name', m.names));
   for (const [key, value] of Object.entries(m.attributes ?? {})) {
@@ -70,9 +70,9 @@ function matcherSql(m: SpanMatcher, params: SqlParams, attrs: SpanAttributeLooku
 
 /**
  * SQL BIGINT expression: bit i set when phase i's selector (any of its matchers) picks the span `s`.
- * Attribute lookups are registered in `attrs` and read the row's `s.kv` (attributeLookups.ts).
+ * Attribute lookups are registered in `attrs`, which then wraps the source rows (its from()).
  */
-export function phaseMaskSql(phases: readonly PhaseDefinition[], params: SqlParams, attrs: SpanAttributeLookups): string {
+export function phaseMaskSql(phases: readonly PhaseDefinition[], params: SqlParams, attrs: AttributeReader): string {
   if (phases.length === 0) return '0::BIGINT';
   const terms = phases.map((phase, bit) => {
     const any = phase.anyOf.length === 0 ? 'false' : phase.anyOf.map((m) => matcherSql(m, params, attrs)).join(' OR ');

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { QueryRunner } from '../store/duckStore';
-import { SpanAttributeLookups } from './attributeLookups';
+import { dropAttributeCache, scanCacheColumns, writeCachedKeys } from './attributeCache';
+import { type AttributeReader, ProjectedAttributeLookups } from './attributeLookups';
 import { buildSpanDrop, HAS_IDS_SQL } from './spanDrop';
 import { unordered } from '../store/insertOrder';
 import { SqlParams } from './sqlParams';
@@ -27,11 +29,12 @@ import { SqlParams } from './sqlParams';
  * - `client_index`: per client_requests row, in loaded order (read back with a POSITIONAL JOIN, so the
  *   client columns themselves are always the live ones): row_id, trace_valid, client_dup and the
  *   trace_no of its trace (NULL for an invalid ID or a trace without spans).
- * - `span_index_meta`: the stamp of the loaded rows it was built from.
+ * - `span_index_meta`: the stamp of the loaded rows it was built from, and a `build_id` (uuid) stamping
+ *   what is derived from this very build (the attribute cache: attributeCache.ts, trace_roots).
  */
 
 /** Output tokens of a span row `s` of spans (GenAI semantic conventions, or the older llm.* name). */
-function outputTokensSql(attrs: SpanAttributeLookups): string {
+function outputTokensSql(attrs: AttributeReader): string {
   return `TRY_CAST(coalesce(${attrs.value('gen_ai.usage.output_tokens')}, ${attrs.value('llm.output_tokens')}) AS DOUBLE)`;
 }
 
@@ -62,16 +65,15 @@ export function loadedRunStampRow(t: string): string {
 }
 
 /** Bump when the shape of any index table changes: a database written by another version is re-indexed. */
-const SPAN_INDEX_VERSION = 4;
+const SPAN_INDEX_VERSION = 5;
 
 /**
  * Builds a per-span SQL expression over a spans row `s` that the caller wants computed in the index's
- * own scan of spans, e.g. the phase mask: `span_links` is then kept (a TEMP table: node_id, …,
- * `extra`) for the caller to read and drop. Reading and typing the attributes of every span is the
- * costly part of that scan (OTLP attributes are JSON text), so the first analysis reads them once, and
- * types each span's list once for the output tokens and the selectors together (attributeLookups.ts).
+ * own scan of spans, e.g. the phase mask: `span_links` is then kept (TEMP: node_id, …, `extra`) for the
+ * caller to read and drop. Reading the attributes (OTLP: JSON text) is the costly part of that scan:
+ * the first analysis reads them once for the output tokens and the selectors (attributeLookups.ts).
  */
-export type SpanScanExtra = (attrs: SpanAttributeLookups, params: SqlParams) => string;
+export type SpanScanExtra = (attrs: AttributeReader, params: SqlParams) => string;
 
 /**
  * Builds the span index unless it exists for the loaded rows and this index version. Returns true when
@@ -96,20 +98,23 @@ export async function ensureSpanIndex(store: QueryRunner, extra?: SpanScanExtra)
 
 /** Builds the index tables; with `extra`, leaves span_links (TEMP) with an `extra` column for the caller to drop. */
 export async function buildSpanIndex(store: QueryRunner, extra?: SpanScanExtra): Promise<void> {
+  // The cache describes the index being replaced: gone before anything of the new one is written.
+  await dropAttributeCache(store);
+  const buildId = randomUUID();
   // Every table but client_index is keyed, not ordered: written with parallel inserts (insertOrder.ts).
-  await unordered(store, () => buildSpanTables(store, extra));
+  await unordered(store, () => buildSpanTables(store, extra, buildId));
   await buildClientIndex(store);
   await store.run(
     `CREATE OR REPLACE TABLE span_index_meta AS
-     SELECT $1::INTEGER AS index_version, ${LOADED_RUN_STAMP_SQL},
+     SELECT $1::INTEGER AS index_version, $2::VARCHAR AS build_id, ${LOADED_RUN_STAMP_SQL},
             (SELECT count(*) FROM spans WHERE coalesce(trace_id, '') = '' OR coalesce(span_id, '') = '') AS spans_without_ids,
             (SELECT count(*) FROM span_index) AS indexed_spans`,
-    [SPAN_INDEX_VERSION],
+    [SPAN_INDEX_VERSION, buildId],
   );
   for (const t of ['span_dup_hash', 'span_drop', ...(extra ? [] : ['span_links'])]) await store.run(`DROP TABLE IF EXISTS ${t}`);
 }
 
-async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefined): Promise<void> {
+async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefined, buildId: string): Promise<void> {
   const dropped = await buildSpanDrop(store);
   // The later copies of duplicated spans are left out; the filter is only written when there are any
   // (an anti-join against an empty table still costs a pass at 100k spans).
@@ -123,17 +128,20 @@ async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefi
   // trace_id join with trace_index is cheap; a join keyed on both string IDs with the span figures as
   // payload cost twice as much at 100k). The figures every later step needs (times, output tokens) are
   // read in the same scan of spans, computed before the join so the attributes never travel
-  // through it; the parent side is narrow. The inner projection types each span's OTLP attribute list
-  // once (`kv`) for every lookup of the outer one.
+  // through it; the parent side is narrow. Each key is looked up once per span (ProjectedAttributeLookups).
   const params = new SqlParams();
-  const attrs = new SpanAttributeLookups(params, 's');
+  const attrs = new ProjectedAttributeLookups(params, 's');
   const tokens = outputTokensSql(attrs);
-  const extraSql = extra ? extra(attrs, params) : undefined;
+  // The keys the phase selectors look up are kept per span for later phase mappings (attributeCache.ts).
+  const used = new Set<string>();
+  const recording: AttributeReader = { value: (k) => (used.add(k), attrs.value(k)), has: (k) => (used.add(k), attrs.has(k)) };
+  const extraSql = extra ? extra(recording, params) : undefined;
+  const { keys: cachedKeys, select: cacheSql, carry: cacheCols } = scanCacheColumns(attrs, 'k', [...used]);
   await store.run(
     `CREATE OR REPLACE TEMP TABLE span_links AS
      WITH k AS (
        SELECT s.node_id, t.trace_no, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id,
-              s.start_ns, s.end_ns, s.duration_ms, ${tokens} AS output_tokens${extraSql !== undefined ? `, ${extraSql} AS extra` : ''}
+              s.start_ns, s.end_ns, s.duration_ms, ${tokens} AS output_tokens${extraSql !== undefined ? `, ${extraSql} AS extra` : ''}${cacheSql}
        FROM ${attrs.from(`SELECT s.rowid AS node_id, s.trace_id, s.span_id, s.parent_span_id, s.start_ns, s.end_ns, s.duration_ms,
                 s.name, s.service, s.attributes, s.otlp_attributes
          FROM spans s WHERE ${HAS_IDS_SQL} ${kept}`)} JOIN trace_index t USING (trace_id)
@@ -143,10 +151,11 @@ async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefi
        FROM spans s JOIN trace_index t USING (trace_id)
        WHERE ${HAS_IDS_SQL} ${kept}
      )
-     SELECT k.node_id, k.trace_no, p.node_id AS parent_node, k.start_ns, k.end_ns, k.duration_ms, k.output_tokens${extra ? ', k.extra' : ''}
+     SELECT k.node_id, k.trace_no, p.node_id AS parent_node, k.start_ns, k.end_ns, k.duration_ms, k.output_tokens${extra ? ', k.extra' : ''}${cacheCols}
      FROM k LEFT JOIN p ON p.trace_no = k.trace_no AND p.span_id = k.parent_span_id`,
     params.values,
   );
+  await writeCachedKeys(store, 'span_links', cachedKeys, buildId);
   // Top-most spans (depth 0) and children of a top-most span (depth 1) are placed by one integer
   // self-join (PLACED_SQL). Only the rest (deeper spans, spans on a parent cycle) need a walk: the
   // index is written without it and rebuilt with it only when some span is left unplaced, since the

@@ -13,6 +13,9 @@ import {
   computeMatchedTable,
   computeServerTable,
   ENVELOPE_COLUMN,
+  matchedMetricColumns,
+  PHASE_INDEPENDENT_COLUMNS,
+  serverMetricColumns,
   readBreakdownColumns,
   withData,
   type BreakdownColumns,
@@ -37,6 +40,39 @@ export interface BreakdownParts {
    * between analyses; without it they are computed.
    */
   cache?: FigureCache;
+}
+
+/**
+ * A metric table whose phase-independent columns are cached apart (FigureCache.getBase: reused by a
+ * re-analysis with another phase mapping) from the phase-dependent ones (per build). Each column's
+ * summary is its own aggregate over the same rows, so computing the columns in two statements gives
+ * the same values; the table is reassembled in the original column order (the report's key order).
+ */
+async function splitTable(
+  cache: FigureCache | undefined,
+  name: string,
+  phaseKey: string,
+  full: readonly string[],
+  compute: (only?: readonly string[]) => Promise<MetricTable>,
+): Promise<MetricTable> {
+  if (!cache) return compute();
+  const base = full.filter((c) => PHASE_INDEPENDENT_COLUMNS.has(c));
+  const rest = full.filter((c) => !PHASE_INDEPENDENT_COLUMNS.has(c));
+  const baseName = `${name}:${base.join(',')}`;
+  const restName = `${name}:${phaseKey}`;
+  // Neither part stored (a first analysis): one statement for all columns, stored as the two parts.
+  let whole: MetricTable | undefined;
+  if (!cache.has(baseName, true) && !cache.has(restName, false)) whole = await compute();
+  const part = (cols: readonly string[]) => async (): Promise<MetricTable> =>
+    whole ? Object.fromEntries(cols.map((c) => [c, whole[c]])) : compute(cols);
+  const a = base.length > 0 ? await cache.getBase<MetricTable>(baseName, part(base)) : {};
+  const b = rest.length > 0 ? await cache.get<MetricTable>(restName, part(rest)) : {};
+  const table: MetricTable = {};
+  for (const c of full) {
+    const summary = a[c] ?? b[c];
+    if (summary !== undefined) table[c] = summary;
+  }
+  return table;
 }
 
 /** A figure from the cache when there is one, else computed. */
@@ -67,12 +103,19 @@ export async function buildReport(
   // Keyed by the phase columns too: a cache is per breakdown build, whose phases are fixed, but the
   // key keeps a caller passing other phase columns from reading another table.
   const phaseKey = phaseColumns.join(',');
-  const matchedAll = await cached<MetricTable>(cache, `matched:${phaseKey}`, () => computeMatchedTable(store, phaseColumns, columns));
-  const clientAll = await cached<MetricTable>(cache, 'client', () => computeClientTable(store, columns));
-  const serverAll = await cached<MetricTable>(cache, `server:${phaseKey}`, () => computeServerTable(store, phaseColumns, columns));
+  const matchedFull = matchedMetricColumns(phaseColumns).filter((c) => columns.request.has(c));
+  const matchedAll = await splitTable(cache, 'matched', phaseKey, matchedFull, (only) =>
+    computeMatchedTable(store, phaseColumns, columns, { only }),
+  );
+  const clientAll = cache ? await cache.getBase<MetricTable>('client', () => computeClientTable(store, columns)) : await computeClientTable(store, columns);
+  const serverFull = serverMetricColumns(phaseColumns).filter((c) => columns.root.has(c));
+  const serverAll = await splitTable(cache, 'server', phaseKey, serverFull, (only) => computeServerTable(store, phaseColumns, columns, only));
   const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
 
-  const { ledger, notes: ledgerNotes } = await cached<LedgerResult>(cache, 'ledger', () => computeLedger(store));
+  // Outcome counts: independent of the phase mapping.
+  const { ledger, notes: ledgerNotes } = cache
+    ? await cache.getBase<LedgerResult>('ledger', () => computeLedger(store))
+    : await computeLedger(store);
   const windows = await computeWindows(store, options.windowSizeMs, steady);
   const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, columns, matchedAll.client_total_ms);
 
