@@ -14,7 +14,7 @@
  * truncated line, wrong types), the file is staged line by line (ndjsonLines.ts): bad lines are
  * skipped, counted and recorded, and the same grouping runs on the valid lines.
  */
-import { checkGroups, checkTraceIdTag, finishK6, groupAggregatesSql, groupChecksCiteLines, keptMetricSql } from './k6Requests';
+import { checkGroups, checkTraceIdTag, finishK6, groupAggregatesSql, groupChecksCiteLines, keptMetricSql, STREAMING_GROUP_SQL } from './k6Requests';
 import { runUnordered } from '../store/insertOrder';
 import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
 import type { ReaderContext, ReaderResult } from './types';
@@ -58,7 +58,7 @@ const TAG_PATHS = ['status', 'error_code', 'route', 'model_class', 'scenario', '
  * (iterations, dropped_iterations, vus: ≈ 60 % of the groups at 100k requests) only add to counters,
  * so their tags are never parsed.
  */
-const TAGGED_GROUP_SQL = '(n_http > 0 OR ttft IS NOT NULL OR itl IS NOT NULL OR output_tokens IS NOT NULL)';
+const TAGGED_GROUP_SQL = `(n_http > 0 OR ${STREAMING_GROUP_SQL})`;
 
 /** Groups the Points of `points` into k6_groups (see k6Requests.ts); `tagParam` binds the trace-ID tag's JSON path. */
 function groupsSql(points: string, tagParam: string): string {

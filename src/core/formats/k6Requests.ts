@@ -53,6 +53,9 @@ export function groupAggregatesSql(metric: string, value: string): string {
   ].join(',\n  ');
 }
 
+/** SQL predicate over k6_groups: the group carries streaming Trend values (read by trace ID in finishK6). */
+export const STREAMING_GROUP_SQL = '(ttft IS NOT NULL OR itl IS NOT NULL OR output_tokens IS NOT NULL)';
+
 /** A k6 trace-ID tag name goes into a JSON path / key lookup; keep it to tag-like characters. */
 export function checkTraceIdTag(tag: string): string {
   if (!/^[A-Za-z0-9_.:-]+$/.test(tag)) throw new Error(`invalid trace ID tag name '${tag}'`);
@@ -110,7 +113,7 @@ export async function finishK6(ctx: ReaderContext, checked?: GroupChecks): Promi
      WITH streaming AS (
        SELECT trace_id, avg(ttft) AS ttft, avg(itl) AS itl, sum(output_tokens) AS output_tokens
        FROM k6_groups
-       WHERE n_http = 0 AND trace_id IS NOT NULL AND (ttft IS NOT NULL OR itl IS NOT NULL OR output_tokens IS NOT NULL)
+       WHERE n_http = 0 AND trace_id IS NOT NULL AND ${STREAMING_GROUP_SQL}
        GROUP BY trace_id)
      SELECT $1, r.line, r.trace_id, r.end_ms - r.duration, r.duration, r.blocked, r.connecting, r.tls, r.sending,
             r.waiting, r.receiving, coalesce(r.ttft, s.ttft), r.waiting, coalesce(r.itl, s.itl),
