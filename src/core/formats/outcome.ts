@@ -23,6 +23,17 @@ export function outcomeFromStatusSql(status: string, errorCode: string): string 
 }
 
 /**
+ * The same classification for a request that got an HTTP status (the probe): outcomeFromStatusSql
+ * in JavaScript. A request without a status is transport_failed, timed_out or canceled, which only the
+ * caller can tell.
+ */
+export function outcomeForHttpStatus(status: number): Outcome {
+  if (status >= 100 && status <= 399) return 'succeeded';
+  if (status === 429 || status === 503) return 'rejected';
+  return status === 0 ? 'transport_failed' : 'failed';
+}
+
+/**
  * Synonyms seen in generators' per-request records, mapped onto the ledger's outcomes. Keys are
  * lower-cased, trimmed; anything else is classified from the HTTP status and reported.
  */

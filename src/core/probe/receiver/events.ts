@@ -1,0 +1,33 @@
+/**
+ * What the receiver tells its owner (the CLI's lines, the editor's status bar and live run), as plain
+ * JSON-serialisable events.
+ */
+
+/** Totals since the receiver started; `refused` counts requests by HTTP status. */
+export interface ReceiverSummary {
+  /** `host:port` it listened on. */
+  address: string;
+  requests: number;
+  exports_accepted: number;
+  accepted_spans: number;
+  /** Spans refused inside accepted exports (partial_success.rejected_spans). */
+  rejected_spans: number;
+  refused: Record<string, number>;
+  bytes_received: number;
+  /** Occurrences of a secret (the API token) replaced before storing. */
+  redactions: number;
+  duration_s: number;
+  /** Labels of the sinks that stored the spans (`file …`, `database …`). */
+  stored: string[];
+}
+
+export type ReceiverEvent =
+  | { type: 'listening'; address: string }
+  /** One accepted export: spans stored and refused, and the traces they belong to. */
+  | { type: 'export'; encoding: 'protobuf' | 'json'; bytes: number; accepted: number; rejected: number; traceIds: string[] }
+  | { type: 'refused'; status: number; reason: string }
+  | { type: 'redacted'; count: number }
+  /** A DuckDB sink finished a load: the run now holds this many received spans. */
+  | { type: 'stored'; spans: number }
+  | { type: 'error'; message: string }
+  | { type: 'stopped'; summary: ReceiverSummary };

@@ -1,0 +1,143 @@
+/**
+ * An OTLP/HTTP trace export body → the OTLP JSON request object the Collector's file exporter writes
+ * (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): hex trace and span IDs,
+ * 64-bit integers as decimal strings, enums as numbers, lowerCamelCase field names.
+ *
+ * Protobuf is decoded with the opentelemetry-proto types that the OpenTelemetry JS project generates
+ * for protobufjs (shipped in @opentelemetry/otlp-transformer; see the commit that added it).
+ * Spans whose trace or span ID is missing, all-zero or of the wrong length are refused (the request's
+ * `partial_success.rejected_spans`), and removed from what is stored.
+ */
+import { normalizeId, scopeLists, serviceName, digestOtlpSpan, type SpanDigest } from '../spans/digest';
+import { isObject } from '../send/sse';
+import { otlpTypes } from './otlpProto';
+
+/** An accepted export: the request to store, its spans' digests, and what was refused. */
+export interface DecodedExport {
+  /** The request object with the refused spans removed (one compact line once stringified). */
+  request: { resourceSpans: unknown[] };
+  spans: SpanDigest[];
+  rejected: number;
+  /** Why spans were refused (first few reasons), for `partial_success.error_message`. */
+  rejectReasons: string[];
+}
+
+/** The body cannot be read as an ExportTraceServiceRequest (HTTP 400). */
+export class UndecodableError extends Error {}
+
+export function decodeProtobufExport(body: Uint8Array): DecodedExport {
+  const { ExportTraceServiceRequest } = otlpTypes();
+  let message: unknown;
+  try {
+    message = ExportTraceServiceRequest.decode(body);
+  } catch (err) {
+    throw new UndecodableError(`not a protobuf ExportTraceServiceRequest: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const obj = ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String, defaults: false });
+  return acceptSpans(obj, true);
+}
+
+export function decodeJsonExport(body: Uint8Array): DecodedExport {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch (err) {
+    throw new UndecodableError(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isObject(doc)) throw new UndecodableError('expected a JSON object (an ExportTraceServiceRequest)');
+  if (doc.resourceSpans !== undefined && !Array.isArray(doc.resourceSpans)) {
+    throw new UndecodableError('resourceSpans must be an array');
+  }
+  return acceptSpans(doc, false);
+}
+
+/**
+ * Walks resourceSpans → scopeSpans → spans, keeps the spans with valid IDs (IDs rewritten as
+ * lower-case hex) and counts the others. `fromProtobuf`: ID fields are base64 from toObject.
+ * Structural nonsense (a resourceSpans entry that is not an object, spans that is not an array) makes
+ * the whole body undecodable, as a protobuf decoder would refuse it.
+ */
+function acceptSpans(doc: Record<string, unknown>, fromProtobuf: boolean): DecodedExport {
+  const out: DecodedExport = { request: { resourceSpans: [] }, spans: [], rejected: 0, rejectReasons: [] };
+  const resources = Array.isArray(doc.resourceSpans) ? doc.resourceSpans : [];
+  const reject = (reason: string): void => {
+    out.rejected++;
+    if (out.rejectReasons.length < 3 && !out.rejectReasons.includes(reason)) out.rejectReasons.push(reason);
+  };
+  for (const rs of resources) {
+    if (!isObject(rs)) throw new UndecodableError('a resourceSpans entry is not an object');
+    const service = serviceName(rs.resource);
+    const scopes: unknown[] = [];
+    for (const ss of scopeLists(rs)) {
+      if (!isObject(ss)) throw new UndecodableError('a scopeSpans entry is not an object');
+      if (ss.spans !== undefined && !Array.isArray(ss.spans)) throw new UndecodableError('scopeSpans.spans must be an array');
+      const kept: unknown[] = [];
+      for (const sp of (ss.spans as unknown[] | undefined) ?? []) {
+        if (!isObject(sp)) throw new UndecodableError('a span is not an object');
+        const span = fromProtobuf ? idsToHex(sp) : idsToHexJson(sp);
+        const digest = digestOtlpSpan(span, service);
+        if (!digest) {
+          reject(spanProblem(span));
+          continue;
+        }
+        kept.push(span);
+        out.spans.push(digest);
+      }
+      const { spans: _spans, instrumentationLibrary, ...rest } = ss;
+      const scope = rest.scope ?? instrumentationLibrary;
+      scopes.push({ ...rest, ...(scope !== undefined ? { scope } : {}), spans: kept });
+    }
+    const { scopeSpans: _s, instrumentationLibrarySpans: _i, ...rsRest } = rs;
+    out.request.resourceSpans.push({ ...rsRest, scopeSpans: scopes });
+  }
+  return out;
+}
+
+function spanProblem(span: Record<string, unknown>): string {
+  if (!normalizeId(span.traceId, 16)) return 'a span has a missing, all-zero or malformed traceId (16 bytes)';
+  if (!normalizeId(span.spanId, 8)) return 'a span has a missing, all-zero or malformed spanId (8 bytes)';
+  return 'a span has no usable startTimeUnixNano/endTimeUnixNano';
+}
+
+const ID_FIELDS: ReadonlyArray<[string, number]> = [
+  ['traceId', 16],
+  ['spanId', 8],
+  ['parentSpanId', 8],
+];
+
+/** Protobuf bytes (base64 after toObject) → hex, also in links; an empty parent is dropped. */
+function idsToHex(span: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...span };
+  for (const [field] of ID_FIELDS) {
+    const v = out[field];
+    if (typeof v === 'string') {
+      const hex = Buffer.from(v, 'base64').toString('hex');
+      if (hex === '') delete out[field];
+      else out[field] = hex;
+    }
+  }
+  if (Array.isArray(out.links)) {
+    out.links = out.links.map((l) =>
+      isObject(l)
+        ? { ...l, traceId: Buffer.from(String(l.traceId ?? ''), 'base64').toString('hex'), spanId: Buffer.from(String(l.spanId ?? ''), 'base64').toString('hex') }
+        : l,
+    );
+  }
+  return out;
+}
+
+/** JSON IDs should already be hex; base64 ones (proto-JSON mappings) are rewritten, so the stored line is canonical. */
+function idsToHexJson(span: Record<string, unknown>): Record<string, unknown> {
+  let out = span;
+  for (const [field, bytes] of ID_FIELDS) {
+    const v = span[field];
+    if (typeof v !== 'string') continue;
+    if (field === 'parentSpanId' && v === '') continue;
+    const hex = normalizeId(v, bytes);
+    if (hex !== undefined && hex !== v) {
+      if (out === span) out = { ...span };
+      out[field] = hex;
+    }
+  }
+  return out;
+}
