@@ -20,6 +20,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   reconcile: async (argv) => (await import('./commands/reconcile')).runReconcile(argv),
   validate: async (argv) => (await import('./commands/validate')).runValidate(argv),
   k6: async (argv) => (await import('./commands/k6')).runK6(argv),
+  probe: async (argv) => (await import('./commands/probe')).runProbeCommand(argv),
+  receive: async (argv) => (await import('./commands/receive')).runReceive(argv),
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -34,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) return usageError(`unknown command '${name}'`);
-  if ((name === 'analyze' || name === 'reconcile') && (rest.includes('--help') || rest.includes('-h'))) {
+  if (['analyze', 'reconcile', 'probe', 'receive'].includes(name) && (rest.includes('--help') || rest.includes('-h'))) {
     process.stdout.write(USAGE);
     return EXIT_PASS;
   }

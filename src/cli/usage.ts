@@ -6,6 +6,8 @@ commands
   reconcile  one request from both sides: key=value figures and the span waterfall
   validate   check a load contract (*.loadcontract.yaml)
   k6         generate a k6 script from a load contract
+  probe      send one request (or a slow series) with a traceparent, fetch its trace, reconcile it
+  receive    an OTLP/HTTP trace receiver: store the spans a gateway exports (JSONL and/or --db)
 
 phasewise analyze --run FILE... --spans FILE... [options]
   --run FILE...          client side: k6 JSON/CSV output, k6 summary, per-request records (NDJSON/CSV)
@@ -25,6 +27,30 @@ phasewise analyze --run FILE... --spans FILE... [options]
   --quiet, -q            no report on stdout and no progress (skipped lines are still reported)
 
 phasewise reconcile --trace ID --run FILE... --spans FILE... [--contract FILE] [--db FILE] [--format text|json]
+
+phasewise probe --url URL [--receive HOST:PORT | --spans FILE | --jaeger URL | --tempo URL] [options]
+  --url URL              base URL (http://127.0.0.1:8080) or the full endpoint URL
+  --route PATH           default /v1/chat/completions (or the contract's request.route)
+  --model NAME           the request's model (default: the contract's request.model_class)
+  --stream, --no-stream  streaming (SSE) or not (default: the contract's request.streaming, else streaming)
+  --body FILE            a JSON request body to send instead of the fixed prompt (model and stream still set)
+  --contract FILE        request defaults and the phases to check
+  --receive HOST:PORT    start a receiver there and point the gateway's OTLP exporter at it
+  --spans FILE           a span file a Collector writes (re-read until the trace appears)
+  --jaeger URL           Jaeger query API (…/api/v3 for api_v3); --tempo URL: Tempo (…/api/v2 for v2)
+  --backend-header 'K: V'  a header for the query API (e.g. X-Scope-OrgID), repeatable
+  --timeout DURATION     how long to wait for the trace (default 30s); --quiet-period (default 1500ms)
+  --request-timeout DURATION  the request's own timeout (default 60s, or the contract's request.timeout)
+  --count N --rate R     a series: N requests at R/s (open arrivals), per-request records in --records FILE,
+                         spans (with --receive) in --spans-out FILE; then analysed as a run
+  --format text|json     --out FILE writes the result instead of stdout
+  the API token is read from PHASEWISE_API_TOKEN (never from a flag; never printed or stored)
+  exit: 0 ok, 1 the request failed (429, 5xx, timeout, refused), 2 the trace did not arrive in time,
+  3 propagation broken or phase spans missing
+
+phasewise receive [--listen 127.0.0.1:4318] [--out FILE.otlp.jsonl] [--db FILE] [--max-body 20MiB] [--format text|json]
+  POST /v1/traces, protobuf or JSON, gzip; one ExportTraceServiceRequest per line in --out (default
+  spans-<time>.otlp.jsonl unless --db); Ctrl-C or SIGTERM flushes, prints the totals and exits 0
 
 exit codes
   0 pass (or no gates)   1 fail   2 inconclusive   3 instrumentation failure

@@ -31,3 +31,18 @@ export type ReceiverEvent =
   | { type: 'stored'; spans: number }
   | { type: 'error'; message: string }
   | { type: 'stopped'; summary: ReceiverSummary };
+
+/** `127.0.0.1:4318`, `[::1]:4318`, `localhost:4318`, `:4318` (loopback) or `4318` → host and port; undefined when malformed. */
+export function parseListenAddress(text: string): { host: string; port: number } | undefined {
+  const m = /^(?:(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]*)):)?(\d{1,5})$/.exec(text.trim());
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  const host = m[1] ?? (m[2] || '127.0.0.1');
+  return { host, port };
+}
+
+/** Whether a listen host only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
