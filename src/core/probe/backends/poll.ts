@@ -28,10 +28,16 @@ export interface PollResult {
   look: TraceLook;
 }
 
-/** The server roots of a trace: SERVER spans whose parent is not in the trace (DESIGN §3.3). */
+/**
+ * The server roots of a trace: SERVER spans whose parent is not in the trace (DESIGN §3.3); without
+ * one, the spans that have no parent at all (the reconciliation's root fallback, reported there).
+ */
 export function rootCandidates(spans: readonly SpanDigest[]): SpanDigest[] {
   const ids = new Set(spans.map((s) => s.spanId));
-  return spans.filter((s) => s.kind === 'SERVER' && (s.parentSpanId === null || !ids.has(s.parentSpanId)));
+  // A span exported twice (a retried batch) is one span.
+  const unique = [...new Map(spans.map((s) => [s.spanId, s])).values()];
+  const server = unique.filter((s) => s.kind === 'SERVER' && (s.parentSpanId === null || !ids.has(s.parentSpanId)));
+  return server.length > 0 ? server : unique.filter((s) => s.parentSpanId === null);
 }
 
 export async function pollTrace(backend: TraceBackend, options: PollOptions): Promise<PollResult> {
