@@ -33,7 +33,13 @@ async function main() {
     await esbuild.context({
       ...nodeOptions,
       // analysisWorker runs analyses (and DuckDB) on a worker thread, off the extension host's event loop.
-      entryPoints: { extension: 'src/extension/extension.ts', core: 'src/extension/core.ts', analysisWorker: 'src/extension/analysisWorker.ts' },
+      entryPoints: {
+        extension: 'src/extension/extension.ts',
+        core: 'src/extension/core.ts',
+        analysisWorker: 'src/extension/analysisWorker.ts',
+        // Probes (network, then DuckDB for the reconciliation) run off the host's thread too.
+        probeWorker: 'src/extension/probe/probeWorker.ts',
+      },
       outdir: 'dist',
     }),
     await esbuild.context({

@@ -5,3 +5,4 @@
  * ≤ 50 ms). Analyses do not come through here: they run on a worker thread (analysisWorker.ts).
  */
 export * as contract from '../core/contract';
+export * as probe from '../core/probe/hostApi';

@@ -2,6 +2,7 @@ import { performance } from 'perf_hooks';
 import * as vscode from 'vscode';
 import { analyzeRunCommand } from './commands/analyzeRun';
 import { registerContractFeatures } from './contract/index';
+import { createProbeFeatures } from './probe/index';
 import { Registry } from './registry';
 
 /** When this module's own code started to run (after its small imports). */
@@ -30,6 +31,13 @@ export function activate(context: vscode.ExtensionContext): PhasewiseApi {
 
   registry.registerCommand('analyzeRun', analyzeRunCommand(log));
   registerContractFeatures(context, log);
+  const probe = createProbeFeatures(context, log);
+  registry.registerCommand('setApiToken', probe.setApiToken);
+  registry.registerCommand('validateTraceparent', probe.validateTraceparent);
+  registry.registerCommand('startTraceReceiver', probe.startReceiver);
+  registry.registerCommand('stopTraceReceiver', probe.stopReceiver);
+  registry.registerCommand('sendProbeRequest', probe.sendProbe);
+  registry.registerCommand('runProbeSeries', probe.runSeries);
   const activationMs = performance.now() - started;
   const hostGapMs = started - moduleStart;
   log.info(`activated in ${activationMs.toFixed(1)} ms (${hostGapMs.toFixed(1)} ms between module load and activate)`);

@@ -1,0 +1,65 @@
+/**
+ * The probe worker thread (dist/probeWorker.js): sends the probe, waits for its trace and reconciles
+ * it (DuckDB) off the extension host's event loop; or runs a series and writes its records and spans
+ * to `outDir`. One job per worker, answered with one `probe`/`series` or `error` message.
+ */
+import { createWriteStream } from 'fs';
+import * as path from 'path';
+import { parentPort, workerData } from 'worker_threads';
+import { analysisFor } from '../../core/report/analyzeFiles';
+import { remoteBackend } from '../../core/probe/backends/backendSpec';
+import { runProbe, startEmbeddedReceiver, type EmbeddedReceiver } from '../../core/probe/probe';
+import { parseListenAddress } from '../../core/probe/receiver/events';
+import { JsonlFileSink } from '../../core/probe/receiver/sinks';
+import { renderProbeText } from '../../core/probe/renderProbe';
+import { runSeries } from '../../core/probe/series';
+import type { ProbeJob, ProbeWorkerMessage } from './probeProtocol';
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (port === null) throw new Error('probeWorker.js runs only as a worker thread');
+  const job = workerData as ProbeJob;
+  const post = (m: ProbeWorkerMessage): void => port.postMessage(m);
+  const controller = new AbortController();
+  port.on('message', () => controller.abort());
+  let embedded: EmbeddedReceiver | undefined;
+  try {
+    const { options } = await analysisFor(job.contract);
+    const spansFile = job.kind === 'series' && job.outDir ? path.join(job.outDir, 'spans.otlp.jsonl') : undefined;
+    if (job.backend.kind === 'receiver') {
+      const listen = parseListenAddress(job.backend.listen);
+      if (!listen) throw new Error(`phasewise.receiver.listen: expected HOST:PORT, got '${job.backend.listen}'`);
+      embedded = await startEmbeddedReceiver(listen, spansFile ? [new JsonlFileSink(spansFile)] : [], job.request.apiToken ? [job.request.apiToken] : []);
+    }
+    const backend = embedded?.backend ?? remoteBackend(job.backend);
+    if (job.kind === 'probe') {
+      const result = await runProbe({
+        request: job.request, backend, traceTimeoutMs: job.traceTimeoutMs, quietMs: job.quietMs, analysis: options,
+        signal: controller.signal, onStage: (text) => post({ type: 'stage', text }),
+      });
+      post({ type: 'probe', result, text: renderProbeText(result).join('\n') });
+      return;
+    }
+    const records = path.join(job.outDir ?? '.', 'records.ndjson');
+    const out = createWriteStream(records);
+    const series = await runSeries({
+      request: job.request, count: job.count ?? 5, ratePerSecond: job.ratePerSecond ?? 1, signal: controller.signal,
+      onResult: (send, record, i) => {
+        out.write(JSON.stringify(record) + '\n');
+        post({ type: 'stage', text: `request ${i + 1}: ${send.outcome}` });
+      },
+    });
+    for (const r of series.records) if (r.generator_dropped) out.write(JSON.stringify(r) + '\n');
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+    // Let the exporters' batches arrive (SDK batch delays are seconds) before the files are analysed.
+    if (embedded) await new Promise((r) => setTimeout(r, job.quietMs + 5000));
+    post({ type: 'series', records, spans: spansFile ?? (job.backend.kind === 'file' ? job.backend.path : null), sent: series.sends.length, succeeded: series.sends.filter((s) => s.outcome === 'succeeded').length });
+  } catch (err) {
+    post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+  } finally {
+    await embedded?.receiver.stop();
+    port.unref();
+  }
+}
+
+void main();
