@@ -92,7 +92,9 @@ function withProgress<T>(title: string, job: ProbeJob, deps: Deps, then: (answer
 }
 
 export function sendProbeCommand(deps: Deps): (args?: ProbeCommandArgs) => Promise<ProbeResult | undefined> {
-  return async (args = {}) => {
+  return async (given) => {
+    const interactive = given === undefined;
+    const args = given ?? {};
     const job = await buildJob('probe', args, deps);
     if (!job) return undefined;
     deps.log.info(`probe: ${job.request.baseUrl} (trace from ${job.backend.kind})`);
@@ -100,7 +102,8 @@ export function sendProbeCommand(deps: Deps): (args?: ProbeCommandArgs) => Promi
       if (answer.type !== 'probe') return undefined;
       deps.output.clear();
       deps.output.appendLine(answer.text);
-      deps.output.show(true);
+      // Shown when the user ran the command; a programmatic caller (a task, a test) gets the result only.
+      if (interactive) deps.output.show(true);
       deps.log.info(`probe: ${answer.result.outcome}, trace ${answer.result.trace?.status ?? 'not fetched'}, propagation ${answer.result.propagation?.ok ?? 'n/a'}`);
       return answer.result;
     });
