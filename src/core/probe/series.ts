@@ -9,6 +9,7 @@ import { randomBytes } from 'crypto';
 import { toProbeRecord, type ProbeRecord } from './records';
 import type { ProbeSend } from './result';
 import { sendTimedRequest, type TimedRequestOptions } from './send/timedRequest';
+import { sleep } from './sleep';
 
 export interface SeriesOptions {
   request: Omit<TimedRequestOptions, 'traceparent' | 'signal'>;
@@ -72,15 +73,3 @@ function droppedRecord(runId: string, i: number, planned: number, options: Serie
   };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}

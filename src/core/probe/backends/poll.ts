@@ -8,6 +8,7 @@ import { performance } from 'perf_hooks';
 import type { TraceFetch } from '../result';
 import type { SpanDigest } from '../spans/digest';
 import type { BackendEvidence, TraceBackend, TraceLook } from './backend';
+import { sleep } from '../sleep';
 
 export interface PollOptions {
   traceId: string;
@@ -89,17 +90,6 @@ export async function pollTrace(backend: TraceBackend, options: PollOptions): Pr
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** The likely causes, from what the backend saw; the generic ones last. */
 export function whyIncomplete(
