@@ -60,3 +60,14 @@ export function spanHasAttributeSql(alias: string, key: string): string {
   return `(coalesce(map_contains(${alias}.attributes, ${key}), false)
     OR coalesce(${otlpMayHaveSql(json, key)} AND len(${otlpMatchesSql(json, key)}) > 0, false))`;
 }
+
+/**
+ * SQL for every attribute of the span row `alias` as a list of `{key, value}` structs (values as
+ * strings, as the lookups above give them), in the source's order: for one trace's spans (the
+ * waterfall's span detail), never for a whole run.
+ */
+export function spanAttributeListSql(alias: string): string {
+  return `CASE WHEN ${alias}.otlp_attributes IS NOT NULL
+    THEN list_transform(json_transform(${alias}.otlp_attributes, '${OTLP_KEY_VALUES}'), lambda a: {key: a.key, value: ${otlpAnyValueSql('a.value')}})
+    ELSE list_transform(map_entries(${alias}.attributes), lambda e: {key: e.key, value: e.value}) END`;
+}
