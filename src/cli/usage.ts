@@ -19,14 +19,16 @@ phasewise analyze --run FILE... --spans FILE... [options]
   --window DURATION      window size for per-window figures (default 30s)
   --slow N               how many slow traces to list (default 10)
   --trace-tag NAME       k6 tag carrying the trace ID when data.metadata.trace_id is absent (default trace_id)
-  --format text|json|md  report format (default text)
+  --format text|json|md|html  report format (default text); html is one self-contained file with
+                         the charts and the waterfall of every listed slow trace
   --out FILE             write the report to FILE instead of stdout
   --db FILE              keep the loaded run in a DuckDB file; later 'analyze --db FILE' without
                          --run/--spans re-analyses it without re-reading the inputs
   --progress             progress on stderr even when stderr is not a terminal
   --quiet, -q            no report on stdout and no progress (skipped lines are still reported)
 
-phasewise reconcile --trace ID --run FILE... --spans FILE... [--contract FILE] [--db FILE] [--format text|json]
+phasewise reconcile --trace ID --run FILE... --spans FILE... [--contract FILE] [--db FILE]
+                         [--format text|json|html] [--out FILE]
 
 phasewise probe --url URL [--receive HOST:PORT | --spans FILE | --jaeger URL | --tempo URL] [options]
   --url URL              base URL (http://127.0.0.1:8080) or the full endpoint URL

@@ -52,7 +52,8 @@ export const waterfallViewState = object({
   run: nullable(string),
   trace_id: string,
   selected_span: optional(nullable(string)),
-  collapsed: optional(array(string)),
+  /** Collapsed rows, as indices into TraceModel.spans (the model of one trace ID is stable). */
+  collapsed: optional(array(number)),
   find: optional(string),
   find_mode: optional(literal('filter', 'highlight')),
   critical_path: optional(boolean),

@@ -25,14 +25,17 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
 
   const session = await openSession(args);
   let report: Report;
+  let html: string | undefined;
   try {
     report = await analyzeRun(session.store, session.options, session.gates);
+    // The HTML file embeds per-window traces and the slow traces' waterfalls: read while the run is open.
+    if (format === 'html') html = await (await import('../../core/report/html/export')).reportHtml(session.store, { options: session.options, gates: session.gates, report, contractPath: flagString(args, 'contract') });
   } finally {
     await session.close();
   }
 
   for (const line of skippedLineNotes(report)) note(line);
-  const text = renderReport(report, format);
+  const text = html ?? renderReport(report, format as ReportFormat);
   if (out !== undefined) {
     await writeFile(out, text, 'utf8');
     if (!session.quiet) note(`phasewise: ${verdictTitle(report)}; report written to ${out}`);
@@ -42,9 +45,9 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
   return exitCodeForVerdict(report.verdict.status);
 }
 
-function parseFormat(raw: string): ReportFormat {
-  if ((REPORT_FORMATS as readonly string[]).includes(raw)) return raw as ReportFormat;
-  throw new UsageError(`--format expects one of ${REPORT_FORMATS.join(', ')}, got '${raw}'`);
+function parseFormat(raw: string): ReportFormat | 'html' {
+  if (raw === 'html' || (REPORT_FORMATS as readonly string[]).includes(raw)) return raw as ReportFormat | 'html';
+  throw new UsageError(`--format expects one of ${[...REPORT_FORMATS, 'html'].join(', ')}, got '${raw}'`);
 }
 
 /** Shows at most this many line numbers per file; the full list is in the report's load issues. */

@@ -6,6 +6,7 @@ import { reconcileTrace } from '../../core/analysis/reconcile';
 import type { QueryRunner } from '../../core/store/duckStore';
 import { InputError } from '../../core/errors';
 import { renderReconciliationLines, renderWaterfallText } from '../../core/report/waterfall';
+import { writeFile } from 'fs/promises';
 import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
@@ -15,6 +16,7 @@ const RECONCILE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SESSION_FLAGS,
   trace: { kind: 'string', alias: 't' },
   format: { kind: 'string', alias: 'f' },
+  out: { kind: 'string', alias: 'o' },
 };
 
 /** A W3C trace ID (32 hex, not all zero); 64-bit Zipkin IDs are left-padded as the span readers do. */
@@ -30,7 +32,8 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
   const raw = flagString(args, 'trace');
   if (raw === undefined) throw new UsageError('reconcile needs --trace ID (a 32-hex-digit W3C trace ID)');
   const format = flagString(args, 'format') ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format expects text or json, got '${format}'`);
+  if (format !== 'text' && format !== 'json' && format !== 'html') throw new UsageError(`--format expects text, json or html, got '${format}'`);
+  const out = flagString(args, 'out');
   const traceId = normalizeTraceId(raw);
   if (traceId === undefined) {
     throw new InputError('--trace', undefined, 'a W3C trace ID of 32 hex digits, not all zero', `'${raw}' (malformed)`);
@@ -41,7 +44,12 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
     await checkTracePresent(session, traceId);
     const rec = await reconcileTrace(session.store, traceId, session.options);
     if (rec === undefined) throw absent(traceId, 'absent from the client files and from the span files');
-    if (format === 'json') {
+    if (format === 'html') {
+      const html = await (await import('../../core/report/html/export')).traceHtml(session.store, traceId, session.options);
+      if (html === undefined) throw absent(traceId, 'absent from the client files and from the span files');
+      if (out !== undefined) await writeFile(out, html, 'utf8');
+      else await writeStdout(html);
+    } else if (format === 'json') {
       await writeStdout(JSON.stringify(rec, null, 2) + '\n');
     } else {
       const lines = renderReconciliationLines(rec, session.options.phases.map((p) => p.name));

@@ -13,8 +13,8 @@
 
 /** The fields the walk reads; times in ms on one axis (the trace model's start_ms/duration_ms). */
 export interface PathSpan {
-  span_id: string;
-  parent_span_id: string | null;
+  /** Index of the parent in the same array (null: none). */
+  parent_index: number | null;
   start_ms: number;
   duration_ms: number;
 }
@@ -37,14 +37,10 @@ export interface CriticalPath {
 
 /** Children per span index, each list sorted by end descending (ties: later start first, then index). */
 export function childrenByEnd(spans: readonly PathSpan[]): Int32Array[] {
-  const indexOf = new Map<string, number>();
-  spans.forEach((s, i) => {
-    if (!indexOf.has(s.span_id)) indexOf.set(s.span_id, i);
-  });
   const lists: number[][] = spans.map(() => []);
   spans.forEach((s, i) => {
-    const p = s.parent_span_id !== null ? indexOf.get(s.parent_span_id) : undefined;
-    if (p !== undefined && p !== i) lists[p].push(i);
+    const p = s.parent_index;
+    if (p !== null && p >= 0 && p < spans.length && p !== i) lists[p].push(i);
   });
   const end = (i: number): number => spans[i].start_ms + Math.max(0, spans[i].duration_ms);
   return lists.map((l) => Int32Array.from(l.sort((a, b) => end(b) - end(a) || spans[b].start_ms - spans[a].start_ms || a - b)));

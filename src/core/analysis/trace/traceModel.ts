@@ -8,11 +8,21 @@ import { spanAttributeListSql } from '../../store/spanAttributes';
 import { renderReconciliationLines } from '../../report/waterfall';
 import type { AnalysisOptions } from '../options';
 import { reconcileTrace } from '../reconcile';
+import type { WaterfallSpan } from '../report';
+import { SPAN_COLUMNS } from '../spanIndex';
 import { genAiBadges, maskAttributes } from './attributes';
 import type { ClientRequestTimings, SpanAttribute, TraceModel, TraceSpan, TraceSpanEvent } from './types';
 
 interface DetailRow extends Record<string, unknown> {
   span_id: string;
+  /** False for a later copy of a span ID (B3 shared spans: the server half of a Zipkin client span). */
+  kept: boolean;
+  name: string | null;
+  kind: string | null;
+  service: string | null;
+  status: string | null;
+  start_ms: number | null;
+  duration_ms: number | null;
   path: string | null;
   line: number | null;
   attrs: { key: string | null; value: string | null }[] | null;
@@ -40,18 +50,8 @@ export async function readTraceModel(store: QueryRunner, traceId: string, option
   if (rec === undefined) return undefined;
   const id = rec.breakdown.trace_id;
   const rootSpanId = rec.spans.length > 0 ? await rootSpanIdOf(store, id) : null;
-  const details = rec.spans.length > 0 ? await readSpanDetails(store, id, rootSpanId) : new Map<string, DetailRow>();
-  const spans: TraceSpan[] = rec.spans.map((s) => {
-    const d = details.get(s.span_id);
-    const raw: SpanAttribute[] = (d?.attrs ?? [])
-      .filter((a) => a.key !== null)
-      .map((a) => ({ key: a.key as string, value: a.value ?? '', masked: false }));
-    const events: TraceSpanEvent[] = (d?.events ?? [])
-      .filter((e) => e.time_ms !== null)
-      .map((e) => ({ name: e.name ?? '', time_ms: e.time_ms as number }))
-      .sort((a, b) => a.time_ms - b.time_ms);
-    return { ...s, attributes: maskAttributes(raw), events, genai: genAiBadges(raw), source: d?.path ?? null, line: d?.line ?? null };
-  });
+  const rows = rec.spans.length > 0 ? await readSpanDetails(store, id, rootSpanId) : [];
+  const spans = assembleSpans(rec.spans, rows);
   const phases = options.phases.map((p) => p.name);
   return {
     trace_id: id,
@@ -75,24 +75,87 @@ async function rootSpanIdOf(store: QueryRunner, traceId: string): Promise<string
   return row?.root_span_id ?? null;
 }
 
-/** Attributes, events (ms from the same base as traceWaterfall's start_ms), source file and line, per span ID. */
-async function readSpanDetails(store: QueryRunner, traceId: string, rootSpanId: string | null): Promise<Map<string, DetailRow>> {
-  const rows = await store.all<DetailRow>(
+function toTraceSpan(s: WaterfallSpan, d: DetailRow | undefined, parentIndex: number | null, copy: boolean): TraceSpan {
+  const raw: SpanAttribute[] = (d?.attrs ?? [])
+    .filter((a) => a.key !== null)
+    .map((a) => ({ key: a.key as string, value: a.value ?? '', masked: false }));
+  const events: TraceSpanEvent[] = (d?.events ?? [])
+    .filter((e) => e.time_ms !== null)
+    .map((e) => ({ name: e.name ?? '', time_ms: e.time_ms as number }))
+    .sort((a, b) => a.time_ms - b.time_ms);
+  return {
+    ...s,
+    parent_index: parentIndex,
+    shared_copy: copy,
+    attributes: maskAttributes(raw),
+    events,
+    genai: genAiBadges(raw),
+    source: d?.path ?? null,
+    line: d?.line ?? null,
+  };
+}
+
+/**
+ * The waterfall's rows in traceWaterfall's order, each later copy of a span ID placed right under the
+ * copy the analysis kept (as Zipkin shows a shared span's server half under its client half), so
+ * every span the export holds is drawn. Copies count in no phase (the analysis reads one per ID).
+ */
+function assembleSpans(tree: readonly WaterfallSpan[], rows: readonly DetailRow[]): TraceSpan[] {
+  const kept = new Map<string, DetailRow>();
+  const copies = new Map<string, DetailRow[]>();
+  for (const r of rows) {
+    if (r.kept) kept.set(r.span_id, r);
+    else copies.set(r.span_id, [...(copies.get(r.span_id) ?? []), r]);
+  }
+  const out: TraceSpan[] = [];
+  const indexOf = new Map<string, number>();
+  for (const s of tree) {
+    const parent = s.parent_span_id !== null ? indexOf.get(s.parent_span_id) : undefined;
+    const at = out.length;
+    indexOf.set(s.span_id, at);
+    out.push(toTraceSpan(s, kept.get(s.span_id), parent ?? null, false));
+    for (const c of copies.get(s.span_id) ?? []) {
+      const copy: WaterfallSpan = {
+        span_id: s.span_id,
+        parent_span_id: s.span_id,
+        name: c.name ?? '',
+        service: c.service,
+        kind: c.kind ?? 'UNSPECIFIED',
+        start_ms: c.start_ms ?? 0,
+        duration_ms: c.duration_ms ?? 0,
+        depth: s.depth + 1,
+        phase: null,
+        status: c.status ?? 'UNSET',
+      };
+      out.push(toTraceSpan(copy, c, at, true));
+    }
+  }
+  return out;
+}
+
+/**
+ * Every loaded row of the trace's spans (copies of one span ID included, flagged by `kept`): attributes,
+ * events, times (ms from the same base as traceWaterfall's start_ms), source file and line.
+ */
+async function readSpanDetails(store: QueryRunner, traceId: string, rootSpanId: string | null): Promise<DetailRow[]> {
+  return store.all<DetailRow>(
     `WITH t AS (
-       SELECT i.node_id, i.start_ns, s.span_id, s.line, s.source_id, ${spanAttributeListSql('s')} AS attrs
-       FROM span_index i JOIN spans s ON s.rowid = i.node_id
-       WHERE i.trace_no = (SELECT trace_no FROM trace_index WHERE trace_id = $1)
+       SELECT s.rowid AS node_id, i.node_id IS NOT NULL AS kept, s.start_ns, ${SPAN_COLUMNS}, s.duration_ms, s.line, s.source_id,
+              ${spanAttributeListSql('s')} AS attrs
+       FROM spans s LEFT JOIN span_index i ON i.node_id = s.rowid
+       WHERE s.trace_id = $1 AND coalesce(s.span_id, '') <> ''
      ),
-     base AS (SELECT coalesce((SELECT start_ns FROM t WHERE span_id = $2), (SELECT min(start_ns) FROM t)) AS base_ns),
+     base AS (SELECT coalesce((SELECT start_ns FROM t WHERE kept AND span_id = $2), (SELECT min(start_ns) FROM t WHERE kept)) AS base_ns),
      ev AS (
        SELECT e.node_id, list({name: e.name, time_ms: (e.time_ns - base.base_ns) / 1e6}) AS events
-       FROM event_index e, base WHERE e.node_id IN (SELECT node_id FROM t) GROUP BY e.node_id
+       FROM event_index e, base WHERE e.node_id IN (SELECT node_id FROM t WHERE kept) GROUP BY e.node_id
      )
-     SELECT t.span_id, src.path, t.line, t.attrs, ev.events
-     FROM t LEFT JOIN ev USING (node_id) LEFT JOIN sources src ON src.source_id = t.source_id`,
+     SELECT t.span_id, t.kept, t.name, t.kind, t.service, t.status, (t.start_ns - base.base_ns) / 1e6 AS start_ms, t.duration_ms,
+            src.path, t.line, t.attrs, ev.events
+     FROM t CROSS JOIN base LEFT JOIN ev USING (node_id) LEFT JOIN sources src ON src.source_id = t.source_id
+     ORDER BY t.node_id`,
     [traceId, rootSpanId],
   );
-  return new Map(rows.map((r) => [r.span_id, r]));
 }
 
 /** The client record reconcileTrace reads (the matched one first, then the first loaded). */

@@ -30,6 +30,13 @@ export interface GenAiBadges {
 
 /** A span with what its detail pane shows. `phase` is the first phase whose selector picks it. */
 export interface TraceSpan extends WaterfallSpan {
+  /** Index of the parent row in TraceModel.spans (null: top-most, or its parent is not in the export). */
+  parent_index: number | null;
+  /**
+   * A later copy of the span ID of its parent row (B3 shared spans: Zipkin's client and server halves
+   * carry one ID). Drawn under the kept copy; counts in no phase (the analysis reads one copy per ID).
+   */
+  shared_copy: boolean;
   attributes: SpanAttribute[];
   events: TraceSpanEvent[];
   genai: GenAiBadges | null;

@@ -85,3 +85,8 @@ export interface ReportViewModel {
 export function traceListKey(selection: { kind: 'window'; index: number } | { kind: 'envelope'; from_ms: number; to_ms: number }): string {
   return selection.kind === 'window' ? `window:${selection.index}` : `envelope:${selection.from_ms}:${selection.to_ms}`;
 }
+
+/** What an exported HTML file embeds (webview/shared/standalone.ts reads it). */
+export type EmbeddedPage =
+  | { kind: 'report'; model: ReportViewModel }
+  | { kind: 'trace'; run: string | null; trace: TraceModel; comparison: TraceComparison | null; reason: string | null };

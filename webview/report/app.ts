@@ -1,0 +1,171 @@
+/**
+ * The run report view: the verdict first, then coverage, who owns the tail, the charts (windows and the
+ * envelope histogram, each click listing its traces), the quantile tables, the slow traces, the
+ * ledger, the gates and the configuration. Charts are rebuilt with the theme's colours on change.
+ */
+import { ReportProblem, type ShowErrorParams } from '../../src/protocol/common';
+import * as R from '../../src/protocol/report';
+import type { ReportViewModel } from '../../src/core/report/view/types';
+import type { Bridge } from '../shared/host';
+import { h, replaceChildren, vs } from '../shared/dom';
+import { errorBanner } from '../shared/errors';
+import { fmtInt, fmtMs } from '../shared/format';
+import { palette } from '../shared/theme';
+import { envelopeChart, windowCountsChart, windowOwnersChart, type Chart } from './charts';
+import { configurationSection, gatesSection, joinSection, ledgerSection, quantileTable, section, tailSection, traceTable, verdictBanner } from './sections';
+
+const LIST_LIMIT = 20;
+
+export class ReportApp {
+  private model: ReportViewModel | undefined;
+  private run: string | null = null;
+  private charts: Chart[] = [];
+  private errorSlot = h('div');
+  private listSlot = h('div', { class: 'rp-list', attrs: { 'aria-live': 'polite', 'data-testid': 'trace-list' } });
+  private selection: R.TraceSelectionParams | null = null;
+  private listSeq = 0;
+  lastLoadMs = 0;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly bridge: Bridge,
+  ) {
+    bridge.endpoint.onNotification(R.DidLoad, (p) => this.guard(() => this.load(p.run, p.model, p.state ?? null)));
+    window.addEventListener('scroll', () => this.saveSoon(), { passive: true });
+  }
+
+  showError(p: ShowErrorParams): void {
+    if (!this.root.contains(this.errorSlot)) this.root.prepend(this.errorSlot);
+    replaceChildren(this.errorSlot, errorBanner(p));
+  }
+
+  redraw(): void {
+    if (this.model !== undefined) this.render(this.model);
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.bridge.endpoint.notify(ReportProblem, { message: `report: ${message}` });
+      this.showError({ message: `The report could not be drawn: ${message}` });
+    }
+  }
+
+  load(run: string | null, model: ReportViewModel, state: R.ReportViewState | null): void {
+    const t0 = performance.now();
+    this.run = run;
+    this.model = model;
+    this.render(model);
+    const sel = state?.selection as R.TraceSelectionParams | null | undefined;
+    if (sel && R.traceSelection.check(sel, 'selection') === undefined) void this.list(sel);
+    if (state?.scroll_y !== undefined) window.scrollTo(0, state.scroll_y);
+    this.lastLoadMs = performance.now() - t0;
+    this.root.dataset.loadedRun = run ?? 'standalone';
+  }
+
+  private render(m: ReportViewModel): void {
+    for (const c of this.charts) c.destroy();
+    this.charts = [];
+    const r = m.report;
+    const p = palette(m.configuration.phases.map((x) => x.name));
+    const phases = m.configuration.phases.map((x) => x.name);
+    const owners = ['network_envelope', ...phases, 'unattributed_server'];
+    const exportButtons = (['markdown', 'json', 'html'] as const).map((format) => {
+      const b = vs<HTMLElement>('vscode-button', { secondary: true }, { title: `Export the report as ${format}` }, format === 'markdown' ? 'Markdown' : format.toUpperCase());
+      b.addEventListener('click', () => this.bridge.endpoint.notify(R.ExportReport, { format }));
+      return b;
+    });
+    const windowsCharts = h('div', { class: 'rp-charts' });
+    const histogram = h('div', { class: 'rp-charts' });
+    const openTrace = (id: string): void => this.bridge.endpoint.notify(R.OpenTrace, { trace_id: id });
+    const hist = m.envelope_histogram;
+    const main = h(
+      'main',
+      { class: 'rp-app' },
+      h('header', { class: 'rp-head' }, h('h1', null, m.title), h('span', { class: 'pw-muted' }, `phasewise ${r.phasewise_version}`), h('span', { class: 'rp-spacer' }), h('span', { class: 'pw-muted' }, 'Export'), ...exportButtons),
+      this.errorSlot,
+      verdictBanner(r),
+      joinSection(r),
+      tailSection(r, p),
+      section(
+        'windows',
+        `Per window (${fmtInt(r.windows.size_ms / 1000)} s each)`,
+        h('p', { class: 'pw-muted' }, r.windows.worst !== null ? `The shaded window #${r.windows.worst} has the highest client p95. Click a window (or focus a chart, move with ←/→ and press Enter) to list its slowest traces.` : 'No window has matched successes.'),
+        windowsCharts,
+      ),
+      section(
+        'envelope',
+        'Network envelope (client total − server root, per request)',
+        h('p', { class: 'pw-muted' }, `${fmtInt(hist.n)} matched successes; ${fmtInt(hist.negative)} negative (highlighted and hatched: the root outlasts the client request). Click a bucket to list its traces.`),
+        histogram,
+      ),
+      this.listSlot,
+      section(
+        'quantiles',
+        'Quantiles',
+        quantileTable('Decomposition', 'matched successful requests', r.metrics, 'q-matched'),
+        quantileTable('Client only', 'all successful client requests (comparable with k6)', r.client_only, 'q-client'),
+        quantileTable('Server only', 'all server roots', r.server_only, 'q-server'),
+      ),
+      section('slow', `Slow traces (${r.slow_traces.length})`, r.slow_traces.length > 0 ? traceTable(r.slow_traces, phases, openTrace, 'slow-traces') : h('p', { class: 'pw-muted' }, 'no matched successes')),
+      ledgerSection(r),
+      gatesSection(r, m.gate_links, (g, link) => this.bridge.endpoint.notify(R.OpenContract, { path: link.path, line: link.line, gate: g.id })),
+      configurationSection(m.configuration),
+      r.warnings.length > 0 ? section('warnings', 'Warnings', h('ul', null, ...r.warnings.map((w) => h('li', null, w)))) : null,
+    );
+    replaceChildren(this.root, main);
+    if (r.windows.windows.length > 0) {
+      const pick = (index: number): void => void this.list({ kind: 'window', index });
+      this.charts.push(windowCountsChart(windowsCharts, r.windows, p, pick));
+      this.charts.push(windowOwnersChart(windowsCharts, r.windows, m.window_owners, owners, p, pick));
+      windowsCharts.appendChild(this.ownersLegend(owners, p));
+    }
+    if (hist.bins.length > 0) this.charts.push(envelopeChart(histogram, hist, p, (from, to) => void this.list({ kind: 'envelope', from_ms: from, to_ms: to })));
+    if (this.selection !== null) void this.list(this.selection);
+  }
+
+  private ownersLegend(owners: readonly string[], p: ReturnType<typeof palette>): HTMLElement {
+    const item = (color: string, label: string): HTMLElement => {
+      const sw = h('span', { class: 'pw-swatch' });
+      sw.style.background = color;
+      return h('span', null, sw, label);
+    };
+    return h('div', { class: 'rp-legend' }, item(p.foreground, 'started / client total p95'), item(p.pass, 'succeeded'), item(p.error, 'errors'), ...owners.map((o) => item(p.owner(o), `${o.replace(/_/g, ' ')} p95`)));
+  }
+
+  private async list(selection: R.TraceSelectionParams): Promise<void> {
+    this.selection = selection;
+    const seq = ++this.listSeq;
+    const what = selection.kind === 'window' ? `window #${selection.index}` : `envelope in [${fmtMs(selection.from_ms)}, ${fmtMs(selection.to_ms)})`;
+    replaceChildren(this.listSlot, h('p', { class: 'pw-muted' }, `Loading the traces of ${what}…`));
+    try {
+      const res = await this.bridge.endpoint.request(R.ListTraces, { selection, limit: LIST_LIMIT });
+      if (seq !== this.listSeq || this.model === undefined) return;
+      const phases = this.model.configuration.phases.map((x) => x.name);
+      replaceChildren(
+        this.listSlot,
+        section(
+          'selected-traces',
+          `Traces of ${what}`,
+          h('p', { class: 'pw-muted' }, res.total === 0 ? 'No matched successful request here.' : `The ${fmtInt(res.traces.length)} slowest of ${fmtInt(res.total)} matched successes${this.bridge.standalone && res.total > res.traces.length ? ' (this file holds the slowest few of each window and bucket)' : ''}.`),
+          res.traces.length > 0 ? traceTable(res.traces, phases, (id) => this.bridge.endpoint.notify(R.OpenTrace, { trace_id: id }), 'selected-traces') : null,
+        ),
+      );
+      this.saveSoon();
+    } catch (err) {
+      if (seq === this.listSeq) replaceChildren(this.listSlot, errorBanner({ message: `Listing the traces failed: ${err instanceof Error ? err.message : String(err)}` }));
+    }
+  }
+
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private saveSoon(): void {
+    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => {
+      const state: R.ReportViewState = { run: this.run, scroll_y: Math.round(window.scrollY), selection: this.selection };
+      this.bridge.setState(state);
+      this.bridge.endpoint.notify(R.SaveState, { state });
+    }, 300);
+  }
+}

@@ -1,0 +1,55 @@
+/** Number formatting shared by the views: fixed en-US grouping so screenshots and tests do not depend on the locale. */
+
+export const MISSING = '—';
+
+const grouping = new Map<number, Intl.NumberFormat>();
+function nf(digits: number): Intl.NumberFormat {
+  let f = grouping.get(digits);
+  if (f === undefined) {
+    f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    grouping.set(digits, f);
+  }
+  return f;
+}
+
+/** Digits after the point for a ms figure: more for small values, so 0.21 ms does not read as 0. */
+function msDigits(abs: number): number {
+  if (abs >= 1000) return 0;
+  if (abs >= 100) return 1;
+  if (abs >= 1) return 2;
+  return 3;
+}
+
+/** `1,234 ms`, `12.34 ms`, `0.211 ms`; null → —. */
+export function fmtMs(v: number | null | undefined, unit = true): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return MISSING;
+  const s = nf(msDigits(Math.abs(v))).format(v);
+  return unit ? `${s} ms` : s;
+}
+
+/** A duration for labels: `29.04 s` from 10 s on, else ms. */
+export function fmtDuration(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return MISSING;
+  return Math.abs(v) >= 10_000 ? `${nf(2).format(v / 1000)} s` : fmtMs(v);
+}
+
+/** A signed delta: `+8.10 s`, `−0.3 ms` (a real minus sign). */
+export function fmtDelta(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return MISSING;
+  const body = fmtDuration(Math.abs(v));
+  return v > 0 ? `+${body}` : v < 0 ? `−${body}` : `±${body}`;
+}
+
+export function fmtInt(v: number | null | undefined): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? MISSING : nf(0).format(v);
+}
+
+/** A share 0..1 as a percentage with one decimal. */
+export function fmtPct(v: number | null | undefined): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? MISSING : `${nf(1).format(v * 100)} %`;
+}
+
+/** `gpu_queue` → `gpu queue`, `network_envelope` → `network envelope`. */
+export function ownerLabel(name: string): string {
+  return name.replace(/_ms$/, '').replace(/_/g, ' ');
+}
