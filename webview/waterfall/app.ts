@@ -167,7 +167,10 @@ export class WaterfallApp {
     find.addEventListener('input', () => {
       this.findText = find.value;
       if (this.findTimer !== undefined) clearTimeout(this.findTimer);
-      this.findTimer = setTimeout(() => this.applyFind(true), FIND_DEBOUNCE_MS);
+      this.findTimer = setTimeout(() => {
+        this.findTimer = undefined;
+        this.applyFind(true);
+      }, FIND_DEBOUNCE_MS);
     });
     find.addEventListener('keydown', (e: KeyboardEvent) => {
       if (e.key === 'Enter' || e.key === 'F3') {
@@ -246,7 +249,8 @@ export class WaterfallApp {
   /** Moves to the next (or previous) match, expanding collapsed ancestors so it can be shown. */
   stepMatch(dir: 1 | -1): void {
     if (this.index === undefined || this.matchList.length === 0) return;
-    this.matchAt = (this.matchAt + dir + this.matchList.length) % this.matchList.length;
+    const n = this.matchList.length;
+    this.matchAt = this.matchAt < 0 ? (dir > 0 ? 0 : n - 1) : (this.matchAt + dir + n) % n;
     const row = this.matchList[this.matchAt];
     let opened = false;
     for (const a of this.index.ancestors(row)) if (this.collapsed.delete(a)) opened = true;
