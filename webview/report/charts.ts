@@ -152,18 +152,23 @@ export function windowOwnersChart(parent: HTMLElement, w: WindowReport, owners: 
     w.windows.map((x) => x.client_total_ms.p95),
     ...names.map((n) => w.windows.map((x) => byIndex.get(x.index)?.p95[n] ?? null)),
   ];
+  // Owners differ by orders of magnitude (a 5 ms gateway beside a 10 s generation): a log axis when
+  // the positive values span more than 100×, with values ≤ 0 (an overlapping unattributed) left out.
+  const positive = data.flat().filter((v): v is number => v !== null && v > 0);
+  const log = positive.length > 0 && Math.max(...positive) / Math.min(...positive) > 100;
+  const plotted = log ? data.map((s) => s.map((v) => (v !== null && v > 0 ? v : null))) : data;
   const u = new uPlot(
     {
       width: width(box),
       height: HEIGHT,
       legend: { show: false },
       cursor: { drag: { x: false, y: false }, points: { size: 7 } },
-      scales: { x: { time: false, range: windowRange(w) } },
-      axes: axes(p, 'p95 (ms)', 'window (s since the first send; points at the window middle)'),
+      scales: { x: { time: false, range: windowRange(w) }, y: log ? { distr: 3, log: 10 } : {} },
+      axes: axes(p, log ? 'p95 (ms, log scale)' : 'p95 (ms)', 'window (s since the first send; points at the window middle)'),
       series,
       hooks: { drawClear: [(u2) => shadeWorst(u2, worstAt, w, p)] },
     },
-    [xs, ...data] as uPlot.AlignedData,
+    [xs, ...plotted] as uPlot.AlignedData,
     box,
   );
   interactive(

@@ -104,7 +104,7 @@ export class WaterfallApp {
     this.detail = new SpanDetail(this.index, () => this.select(null));
     const main = h('div', { class: 'wf-main' }, this.minimap.element, this.tree.axis, this.tree.scroller);
     this.body = h('div', { class: 'wf-body' }, main);
-    replaceChildren(this.root, h('div', { class: 'wf-app' }, this.errorSlot, this.header(trace), this.summary(trace), this.compareSlot, this.toolbar(trace), this.body));
+    replaceChildren(this.root, h('div', { class: 'wf-app' }, this.errorSlot, this.header(trace), this.summary(trace), this.compareSlot, this.toolbar(), this.body));
     this.tree.setWindow(this.index.minStart, this.index.maxEnd);
     this.minimap.draw();
     this.tree.setCritical(this.critical);
@@ -133,6 +133,8 @@ export class WaterfallApp {
       h('span', { class: 'pw-badge' }, `outcome ${b.outcome}`),
       b.client_total_ms !== null ? h('span', { class: 'pw-badge' }, `client ${fmtDuration(b.client_total_ms)}`) : null,
       t.client?.route ? h('span', { class: 'pw-badge' }, `route ${t.client.route}`) : null,
+      h('span', { class: 'wf-spacer' }),
+      this.legend(t),
       t.notes.length > 0 ? h('ul', { class: 'wf-notes', attrs: { 'data-testid': 'notes' } }, ...t.notes.map((n) => h('li', null, n))) : null,
     );
   }
@@ -162,8 +164,8 @@ export class WaterfallApp {
     return h('div', { class: 'wf-legend', attrs: { 'aria-label': 'colours' } }, ...t.phases.map((p) => item(p, ownerLabel(p))), item(null, 'no phase'));
   }
 
-  private toolbar(t: TraceModel): HTMLElement {
-    const find = vs<HTMLInputElement>('vscode-textfield', { placeholder: 'Find spans (name, service, attribute)…', value: this.findText }, { class: 'wf-find', attrs: { 'aria-label': 'find spans', 'data-testid': 'find' } });
+  private toolbar(): HTMLElement {
+    const find = vs<HTMLInputElement>('vscode-textfield', { placeholder: 'Find: name, service, attribute…', value: this.findText }, { class: 'wf-find', attrs: { 'aria-label': 'find spans', 'data-testid': 'find' } });
     find.addEventListener('input', () => {
       this.findText = find.value;
       if (this.findTimer !== undefined) clearTimeout(this.findTimer);
@@ -218,7 +220,7 @@ export class WaterfallApp {
     compare.addEventListener('click', () => void this.compare());
     const exportBtn = vs<HTMLElement>('vscode-button', { secondary: true }, { title: 'Export this waterfall as one self-contained HTML file' }, 'Export…');
     exportBtn.addEventListener('click', () => this.bridge.endpoint.notify(W.ExportTrace, { format: this.bridge.standalone ? 'json' : 'html' }));
-    return h('div', { class: 'wf-toolbar', role: 'toolbar', attrs: { 'aria-label': 'waterfall tools' } }, find, prev, next, this.countEl, filter, crit, collapseAll, expandAll, h('span', { class: 'wf-spacer' }), this.legend(t), compare, exportBtn);
+    return h('div', { class: 'wf-toolbar', role: 'toolbar', attrs: { 'aria-label': 'waterfall tools' } }, find, prev, next, this.countEl, filter, crit, collapseAll, expandAll, h('span', { class: 'wf-spacer' }), compare, exportBtn);
   }
 
   private refreshRows(): void {

@@ -102,6 +102,6 @@ export class SpanDetail {
       ),
     );
     if (shown.length === 0) this.attrBody.appendChild(h('tr', null, h('td', { class: 'pw-muted', attrs: { colspan: 2 } }, s.attributes.length === 0 ? 'no attributes' : 'no attribute matches the filter')));
-    this.attrCount.textContent = q === '' ? `(${s.attributes.length})` : `(${shown.length} of ${s.attributes.length})`;
+    this.attrCount.textContent = q === '' || s.attributes.length === 0 ? `(${s.attributes.length})` : `(${shown.length} of ${s.attributes.length})`;
   }
 }

@@ -167,9 +167,11 @@ export class SpanTree {
   private renderAxis(): void {
     this.ticks.replaceChildren();
     const ts = niceTicks(this.from, this.to, 6);
-    ts.forEach((t, i) => {
-      const tick = h('span', { class: `tick${i === 0 && t === this.from ? ' first' : ''}` }, fmtMs(t));
-      tick.style.left = `${((t - this.from) / (this.to - this.from)) * 100}%`;
+    ts.forEach((t) => {
+      const frac = (t - this.from) / (this.to - this.from);
+      // Labels near an edge are aligned to it instead of centred on the tick, so none is cut.
+      const tick = h('span', { class: `tick${frac < 0.04 ? ' first' : frac > 0.94 ? ' last' : ''}` }, fmtMs(t));
+      tick.style.left = `${frac * 100}%`;
       this.ticks.appendChild(tick);
     });
   }

@@ -1,0 +1,135 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { listTraces } from '../../src/core/analysis/trace/traceList';
+import { loadFiles } from '../../src/core/formats/loadFiles';
+import { analysisFor } from '../../src/core/report/analyzeFiles';
+import { DuckStore } from '../../src/core/store/duckStore';
+import { ReportProblem } from '../../src/protocol/common';
+import * as R from '../../src/protocol/report';
+import { fmtInt, fmtMs, fmtPct } from '../../webview/shared/format';
+import { repoRoot } from '../helpers/paths';
+import { closeBrowser, HostPage } from './harness';
+import { SAMPLE_CONTRACT, SAMPLE_RUN, sampleRun } from './models';
+
+interface Expected {
+  counts: { matched: number; matched_succeeded: number; started: number; succeeded: number };
+  matched_succeeded: Record<string, { n: number; p50: number; p95: number; p99: number }>;
+}
+
+const EXPECTED = JSON.parse(fs.readFileSync(path.join(repoRoot, 'samples', 'expected.json'), 'utf8')) as Expected;
+
+describe('run report webview in headless Chromium', function () {
+  this.timeout(120_000);
+  let store: DuckStore;
+  let hp: HostPage;
+  const requests: R.TraceSelectionParams[] = [];
+  const opened: string[] = [];
+  const contracts: { path: string; line: number | null; gate: string }[] = [];
+  const problems: string[] = [];
+
+  before(async () => {
+    const { view } = await sampleRun();
+    const { options } = await analysisFor(SAMPLE_CONTRACT);
+    store = new DuckStore();
+    await loadFiles(store, SAMPLE_RUN);
+    hp = await HostPage.open('report', { theme: 'dark', width: 1280, height: 900 });
+    hp.channel.onRequest(R.ListTraces, async (p) => {
+      requests.push(p.selection);
+      return listTraces(store, options, p.selection, p.limit);
+    });
+    hp.channel.onNotification(R.OpenTrace, (p) => opened.push(p.trace_id));
+    hp.channel.onNotification(R.OpenContract, (p) => contracts.push(p));
+    hp.channel.onNotification(R.ExportReport, () => undefined);
+    hp.channel.onNotification(R.SaveState, () => undefined);
+    hp.channel.onNotification(ReportProblem, (p) => problems.push(p.message));
+    hp.channel.notify(R.DidLoad, { run: 'sample', model: view, state: null });
+    await hp.page.waitForSelector('[data-loaded-run="sample"]');
+  });
+  after(async () => {
+    await hp?.close();
+    await store?.close();
+    await closeBrowser();
+  });
+
+  it('shows the verdict, join coverage and the quantiles that the generator knows by construction', async () => {
+    const page = hp.page;
+    const { report } = await sampleRun();
+    const verdict = (await page.locator('[data-testid="verdict"]').textContent()) ?? '';
+    assert.ok(verdict.startsWith('PASS'), verdict);
+    assert.ok(verdict.includes(`${report.gates.length} gates: ${report.gates.length} passed, 0 failed, 0 without data`));
+    const join = await page.locator('[data-testid="join-client"] tr').allTextContents();
+    assert.ok(join.includes(`matched (one root)${fmtInt(EXPECTED.counts.matched)} · ${fmtPct(EXPECTED.counts.matched / EXPECTED.counts.started)}`), join.join('\n'));
+    const rows = await page.locator('[data-testid="q-matched"] tbody tr').allTextContents();
+    for (const metric of ['client_total_ms', 'server_root_ms', 'network_envelope_ms', 'gpu_queue_ms', 'generation_ms']) {
+      const e = EXPECTED.matched_succeeded[metric];
+      const row = rows.find((r) => r.startsWith(metric));
+      assert.ok(row, metric);
+      assert.ok(row.startsWith(`${metric}${fmtInt(e.n)}${fmtMs(e.p50, false)}${fmtMs(e.p95, false)}${fmtMs(e.p99, false)}`), `${metric}: ${row}`);
+    }
+    const ledger = (await page.locator('[data-testid="ledger-reconcile"]').textContent()) ?? '';
+    assert.ok(ledger.includes(`started ${fmtInt(EXPECTED.counts.started)} = succeeded ${fmtInt(EXPECTED.counts.succeeded)}`));
+    assert.ok(ledger.includes('✓ the ledger reconciles'));
+    const tail = await page.locator('[data-testid="tail-table"] tbody tr').allTextContents();
+    assert.deepStrictEqual(tail.map((t) => t.replace(/[\d.,%\s]+$/, '')), report.tail_attribution.phases.map((x) => x.phase.replace(/_/g, ' ')));
+  });
+
+  it('lists the traces of a window picked with the keyboard, and opens a trace', async () => {
+    const page = hp.page;
+    const { report } = await sampleRun();
+    await page.locator('[data-testid="chart-window-counts"]').focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-testid="selected-traces"]');
+    const w = report.windows.windows[1];
+    assert.deepStrictEqual(requests[requests.length - 1], { kind: 'window', index: w.index });
+    const listed = await page.locator('[data-testid="selected-traces"] tbody tr').count();
+    assert.strictEqual(listed, Math.min(20, w.client_total_ms.n), 'the window holds this many matched successes');
+    const first = page.locator('[data-testid="selected-traces"] button').first();
+    const id = await first.getAttribute('data-trace');
+    await first.click();
+    await page.waitForTimeout(50);
+    assert.deepStrictEqual(opened, [id]);
+  });
+
+  it('lists the traces of an envelope bucket, as many as the histogram counts', async () => {
+    const page = hp.page;
+    const { view } = await sampleRun();
+    await page.locator('[data-testid="chart-envelope"]').focus();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => ((globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document.querySelector('#selected-traces-h')?.textContent ?? '').includes('envelope'));
+    const last = view.envelope_histogram.bins[view.envelope_histogram.bins.length - 1];
+    assert.deepStrictEqual(requests[requests.length - 1], { kind: 'envelope', from_ms: last.from_ms, to_ms: last.to_ms });
+    assert.strictEqual(await page.locator('[data-testid="selected-traces"] tbody tr').count(), last.count);
+    assert.strictEqual(view.envelope_histogram.bins.reduce((a, b) => a + b.count, 0), EXPECTED.matched_succeeded.network_envelope_ms.n);
+  });
+
+  it('opens the contract at the line of a gate', async () => {
+    const page = hp.page;
+    const { report, view } = await sampleRun();
+    const g = report.gates[0];
+    await page.locator('[data-testid="gates"] tbody tr').first().locator('button').click();
+    await page.waitForTimeout(50);
+    const line = Number(/:(\d+)$/.exec(g.origin ?? '')?.[1]);
+    assert.deepStrictEqual(contracts, [{ path: SAMPLE_CONTRACT, line, gate: g.id }]);
+    assert.ok(line > 0);
+    const config = await page.locator('[data-testid="configuration"] tr').allTextContents();
+    assert.ok(config.includes(`contract${SAMPLE_CONTRACT}`));
+    assert.ok(config.some((r) => r.startsWith('phase gpu_queue') && r.includes('llm.phase = queue')));
+    void view;
+  });
+
+  it('renders in light, dark and high contrast without CSP violations or errors', async () => {
+    for (const theme of ['dark', 'light', 'high-contrast'] as const) {
+      await hp.setTheme(theme);
+      await hp.page.waitForTimeout(200);
+      await hp.page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+      await hp.screenshot(`report-sample-${theme}`);
+      await hp.page.locator('#windows').scrollIntoViewIfNeeded();
+      await hp.screenshot(`report-sample-charts-${theme}`);
+    }
+    assert.deepStrictEqual(await hp.allProblems(), []);
+    assert.deepStrictEqual(problems, []);
+  });
+});
