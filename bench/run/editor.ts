@@ -106,8 +106,6 @@ export function measureContractValidation(outBench: string): ValidationFigure {
   };
 }
 
-export const WATERFALL_FIGURE = 'not measured (no waterfall view yet)';
-
 if (require.main === module) {
   const repoRoot = path.resolve(__dirname, '..', '..', '..');
   measureActivation(repoRoot)

@@ -11,7 +11,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import * as os from 'os';
 import * as path from 'path';
 import type { ChildResult } from './child';
-import { measureContractValidation, WATERFALL_FIGURE, type ActivationResult } from './editor';
+import { measureContractValidation, type ActivationResult } from './editor';
+import { webviewLines, type WebviewBenchResult } from './webview';
 import type { EditorLoopResult } from './editorLoop';
 import { DEFAULT_MEMORY_LIMIT } from '../../src/core/store/duckStore';
 import { ensureRun, SIZES, type Size } from './generateCache';
@@ -155,8 +156,18 @@ async function editorFigures(sizes: readonly string[]): Promise<string[]> {
   }
   lines.push(`- Contract validation per change: ${measureContractValidation(OUT_BENCH).text}`);
   lines.push(...(await editorLoopFigures(sizes)));
-  lines.push(`- Waterfall first paint (1k and 10k spans): ${WATERFALL_FIGURE}`);
+  lines.push(...(await webviewFigures()));
   return lines;
+}
+
+/** The webview figures, in Chromium, in their own process (webview.ts). */
+async function webviewFigures(): Promise<string[]> {
+  try {
+    const r = JSON.parse((await runNode(path.join(__dirname, 'webview.js'), [])).trim()) as WebviewBenchResult;
+    return webviewLines(r);
+  } catch (err) {
+    return [`- Webview figures: not measured (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`];
+  }
 }
 
 function duckdbVersion(): string {

@@ -10,7 +10,7 @@
 import type { ReportViewModel } from '../core/report/view/types';
 import type { TraceBreakdown } from '../core/analysis/report';
 import { notification, request } from './ipc';
-import { array, literal, model, nullable, number, object, optional, record, string, tagged, unknown, type Infer, type Schema } from './schema';
+import { array, jsonText, literal, model, nullable, number, object, optional, record, string, tagged, unknown, type Infer, type Schema } from './schema';
 
 const breakdown: Schema<TraceBreakdown> = model<TraceBreakdown>()({
   trace_id: string,
@@ -39,6 +39,9 @@ export const reportViewModel: Schema<ReportViewModel> = model<ReportViewModel>()
   gate_links: record(object({ path: string, line: nullable(number) })),
 });
 
+/** The view model as JSON text on the wire (`encodeJson` / `decodeJson(text, reportViewModelJson, …)`). */
+export const reportViewModelJson = jsonText(reportViewModel);
+
 /**
  * What the webview saves with `setState` (and the host's WebviewPanelSerializer receives on reload):
  * which run, and where the user was. `run` is the host's key of the run (its cache key); opaque here.
@@ -54,7 +57,7 @@ export const reportViewState = object({
 export type ReportViewState = Infer<typeof reportViewState>;
 
 /** Host → webview: the report to show (again after a re-analysis), and the state to restore. */
-export const DidLoad = notification('report/didLoad', 'toWebview', object({ run: nullable(string), model: reportViewModel, state: optional(nullable(reportViewState)) }));
+export const DidLoad = notification('report/didLoad', 'toWebview', object({ run: nullable(string), model: reportViewModelJson, state: optional(nullable(reportViewState)) }));
 
 /** Which requests a chart click selects: a window by index, or envelope values in [from_ms, to_ms). */
 export const traceSelection = tagged('kind', {

@@ -8,7 +8,7 @@
  */
 import type { TraceComparison, TraceModel } from '../core/analysis/trace/types';
 import { notification, request } from './ipc';
-import { array, boolean, literal, model, nullable, number, object, optional, string, type Infer, type Schema } from './schema';
+import { array, boolean, jsonText, literal, model, nullable, number, object, optional, string, type Infer, type Schema } from './schema';
 
 const span = object({
   span_id: string,
@@ -46,6 +46,10 @@ export const traceComparison: Schema<TraceComparison> = model<TraceComparison>()
   span_names: array(figureDelta),
 });
 
+/** The trace as JSON text on the wire (`encodeJson` on the host, `decodeJson(text, traceModelJson, …)` in the webview). */
+export const traceModelJson = jsonText(traceModel);
+export const traceComparisonJson = jsonText(traceComparison);
+
 /** Saved with `setState` and handed to the WebviewPanelSerializer on reload. */
 export const waterfallViewState = object({
   /** The host's key of the run the trace belongs to (opaque here). */
@@ -63,7 +67,7 @@ export const waterfallViewState = object({
 export type WaterfallViewState = Infer<typeof waterfallViewState>;
 
 /** Host → webview: the trace to draw, and the state to restore. */
-export const DidLoad = notification('waterfall/didLoad', 'toWebview', object({ run: nullable(string), trace: traceModel, state: optional(nullable(waterfallViewState)) }));
+export const DidLoad = notification('waterfall/didLoad', 'toWebview', object({ run: nullable(string), trace: traceModelJson, state: optional(nullable(waterfallViewState)) }));
 
 /**
  * Webview → host: the typical trace of the same route and the deltas (core compareWithTypical);
@@ -73,7 +77,7 @@ export const Compare = request(
   'waterfall/compare',
   'toHost',
   object({ trace_id: string }),
-  object({ comparison: nullable(traceComparison), reason: nullable(string) }),
+  object({ comparison: nullable(traceComparisonJson), reason: nullable(string) }),
 );
 
 /** Webview → host: the selected span changed (null: none). */

@@ -4,6 +4,7 @@ import { Copy, PROTOCOL_REVISION, Ready, ThemeChanged } from '../../src/protocol
 import { Endpoint, type WireMessage } from '../../src/protocol/ipc';
 import * as R from '../../src/protocol/report';
 import * as W from '../../src/protocol/waterfall';
+import { decodeJson, encodeJson } from '../../src/protocol/schema';
 
 /** A host channel and a webview endpoint wired back to back, with every wire message recorded. */
 function pair(): { host: HostChannel; view: Endpoint; toView: WireMessage[]; toHost: WireMessage[]; problems: string[] } {
@@ -119,6 +120,15 @@ describe('protocol: declarations, guards, ready queue and request ids', () => {
   it('times out a request nobody answers', async () => {
     const lonely = new Endpoint({ side: 'webview', post: () => undefined, requestTimeoutMs: 20 });
     await assert.rejects(lonely.request(W.Compare, { trace_id: 'a' }), /no reply after 20 ms/);
+  });
+
+  it('carries large models as JSON text, checked against their declaration when decoded', () => {
+    const good = { trace_id: 'a', phases: [], matched: true, notes: [], reconciliation: [], root_span_id: null, spans: [], limits: [] };
+    assert.deepStrictEqual(decodeJson(encodeJson(good as never), W.traceModelJson, 'trace'), good);
+    const bad = { ...good, spans: [{ span_id: 's', parent_span_id: null, name: 'x', kind: 'SERVER', start_ms: 0, duration_ms: 'slow' }] };
+    assert.throws(() => decodeJson(encodeJson(bad as never), W.traceModelJson, 'trace'), /^TypeError: trace\.spans\[0\]\.duration_ms: expected a finite number, got string "slow"$/);
+    assert.throws(() => decodeJson('{not json' as never, W.traceModelJson, 'trace'), /trace: not JSON/);
+    assert.match(W.DidLoad.params.check({ run: null, trace: good }, 'p') ?? '', /p\.trace: expected JSON text, got an object/);
   });
 
   it('ignores messages that are not Phasewise messages', () => {

@@ -7,6 +7,7 @@ import { analysisFor } from '../../src/core/report/analyzeFiles';
 import { DuckStore } from '../../src/core/store/duckStore';
 import { ReportProblem } from '../../src/protocol/common';
 import * as R from '../../src/protocol/report';
+import { encodeJson } from '../../src/protocol/schema';
 import { fmtInt, fmtMs, fmtPct } from '../../webview/shared/format';
 import { repoRoot } from '../helpers/paths';
 import { closeBrowser, HostPage } from './harness';
@@ -43,7 +44,7 @@ describe('run report webview in headless Chromium', function () {
     hp.channel.onNotification(R.ExportReport, () => undefined);
     hp.channel.onNotification(R.SaveState, () => undefined);
     hp.channel.onNotification(ReportProblem, (p) => problems.push(p.message));
-    hp.channel.notify(R.DidLoad, { run: 'sample', model: view, state: null });
+    hp.channel.notify(R.DidLoad, { run: 'sample', model: encodeJson(view), state: null });
     await hp.page.waitForSelector('[data-loaded-run="sample"]');
   });
   after(async () => {

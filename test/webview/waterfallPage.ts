@@ -2,6 +2,7 @@
 import type { TraceComparison, TraceModel } from '../../src/core/analysis/trace/types';
 import { Copy, ReportProblem } from '../../src/protocol/common';
 import * as W from '../../src/protocol/waterfall';
+import { encodeJson } from '../../src/protocol/schema';
 import { HostPage, type HostPageOptions } from './harness';
 
 export interface WaterfallPage {
@@ -25,9 +26,9 @@ export async function openWaterfall(
   hp.channel.onNotification(W.SaveState, (p) => wp.states.push(p.state));
   hp.channel.onNotification(W.ExportTrace, () => undefined);
   hp.channel.onNotification(ReportProblem, (p) => wp.problems.push(p.message));
-  hp.channel.onRequest(W.Compare, () => ({ comparison: options.comparison ?? null, reason: options.comparison ? null : 'no other matched success of this route' }));
+  hp.channel.onRequest(W.Compare, () => ({ comparison: options.comparison ? encodeJson(options.comparison) : null, reason: options.comparison ? null : 'no other matched success of this route' }));
   // Posted before the webview is ready: the channel holds it until webview/ready.
-  hp.channel.notify(W.DidLoad, { run: 'test-run', trace, state: options.state ?? null });
+  hp.channel.notify(W.DidLoad, { run: 'test-run', trace: encodeJson(trace), state: options.state ?? null });
   await hp.page.waitForSelector(`[data-loaded-trace="${trace.trace_id}"]`, { timeout: 30_000 });
   return wp;
 }

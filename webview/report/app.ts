@@ -5,6 +5,7 @@
  */
 import { ReportProblem, type ShowErrorParams } from '../../src/protocol/common';
 import * as R from '../../src/protocol/report';
+import { decodeJson } from '../../src/protocol/schema';
 import type { ReportViewModel } from '../../src/core/report/view/types';
 import type { Bridge } from '../shared/host';
 import { h, replaceChildren, vs } from '../shared/dom';
@@ -30,7 +31,7 @@ export class ReportApp {
     private readonly root: HTMLElement,
     private readonly bridge: Bridge,
   ) {
-    bridge.endpoint.onNotification(R.DidLoad, (p) => this.guard(() => this.load(p.run, p.model, p.state ?? null)));
+    bridge.endpoint.onNotification(R.DidLoad, (p) => this.guard(() => this.load(p.run, decodeJson(p.model, R.reportViewModelJson, 'report/didLoad model'), p.state ?? null)));
     window.addEventListener('scroll', () => this.saveSoon(), { passive: true });
   }
 

@@ -10,6 +10,7 @@
  */
 import { Copy, Ready, ReportProblem, ShowError, ThemeChanged, type ThemeKind } from '../../src/protocol/common';
 import { Endpoint, type WireMessage } from '../../src/protocol/ipc';
+import { encodeJson } from '../../src/protocol/schema';
 import * as R from '../../src/protocol/report';
 import * as W from '../../src/protocol/waterfall';
 import type { EmbeddedPage } from '../../src/core/report/view/types';
@@ -109,7 +110,7 @@ export function standaloneBus(): Bus {
     const wf = hostFor('waterfall');
     const found = waterfallOf(m[1]);
     showView('waterfall');
-    if (found) wf.notify(W.DidLoad, { run: null, trace: found.trace, state: null });
+    if (found) wf.notify(W.DidLoad, { run: null, trace: encodeJson(found.trace), state: null });
     else
       wf.notify(ShowError, {
         message: `The waterfall of trace ${m[1]} is not in this file: it holds those of the listed slow traces. Run \`phasewise reconcile --trace ${m[1]} … --format html --out trace.html\` on the run for this one.`,
@@ -151,16 +152,16 @@ export function standaloneBus(): Bus {
       });
       ep.onRequest(W.Compare, (p) => {
         const found = waterfallOf(p.trace_id);
-        if (found?.comparison) return { comparison: found.comparison, reason: null };
+        if (found?.comparison) return { comparison: encodeJson(found.comparison), reason: null };
         const reason = data?.kind === 'trace' ? data.reason : null;
         return { comparison: null, reason: reason ?? 'no other matched success of this route in the run (or the file was written without the comparison)' };
       });
     }
     ep.onNotification(Ready, () => {
       ep.notify(ThemeChanged, { kind: currentKind });
-      if (view === 'report' && reportModel) ep.notify(R.DidLoad, { run: null, model: reportModel, state: null });
+      if (view === 'report' && reportModel) ep.notify(R.DidLoad, { run: null, model: encodeJson(reportModel), state: null });
       if (view === 'waterfall') {
-        if (data?.kind === 'trace') ep.notify(W.DidLoad, { run: data.run, trace: data.trace, state: null });
+        if (data?.kind === 'trace') ep.notify(W.DidLoad, { run: data.run, trace: encodeJson(data.trace), state: null });
         else openTraceFromHash();
       }
     });

@@ -66,6 +66,7 @@ export function palette(phases: readonly string[] = []): Palette {
     byPhase.set(p, cssVar(v, f));
   }
   const muted = cssVar('--vscode-descriptionForeground', '#8b8b8b');
+  const cache = new Map<string, string>();
   return {
     foreground: cssVar('--vscode-foreground', '#cccccc'),
     muted,
@@ -78,7 +79,12 @@ export function palette(phases: readonly string[] = []): Palette {
     pass: cssVar('--vscode-testing-iconPassed', '#73c991'),
     selection: cssVar('--vscode-list-activeSelectionBackground', '#04395e'),
     highlight: cssVar('--vscode-editor-findMatchHighlightBackground', 'rgba(234,92,0,0.33)'),
-    owner: (name) => (name === null ? muted : (fixed[name] ?? byPhase.get(name.replace(/_ms$/, '')) ?? muted)),
+    owner: (name) => {
+      if (name === null) return muted;
+      let c = cache.get(name);
+      if (c === undefined) cache.set(name, (c = fixed[name] ?? byPhase.get(name.replace(/_ms$/, '')) ?? muted));
+      return c;
+    },
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { Copy, ReportProblem, type ShowErrorParams } from '../../src/protocol/common';
 import * as W from '../../src/protocol/waterfall';
+import { decodeJson } from '../../src/protocol/schema';
 import type { TraceModel } from '../../src/core/analysis/trace/types';
 import type { Bridge } from '../shared/host';
 import { h, replaceChildren, vs } from '../shared/dom';
@@ -48,7 +49,7 @@ export class WaterfallApp {
     private readonly root: HTMLElement,
     private readonly bridge: Bridge,
   ) {
-    bridge.endpoint.onNotification(W.DidLoad, (p) => this.guard(() => this.load(p.run, p.trace, p.state ?? null)));
+    bridge.endpoint.onNotification(W.DidLoad, (p) => this.guard(() => this.load(p.run, decodeJson(p.trace, W.traceModelJson, 'waterfall/didLoad trace'), p.state ?? null)));
     document.addEventListener('keydown', (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
         e.preventDefault();
@@ -105,8 +106,8 @@ export class WaterfallApp {
     const main = h('div', { class: 'wf-main' }, this.minimap.element, this.tree.axis, this.tree.scroller);
     this.body = h('div', { class: 'wf-body' }, main);
     replaceChildren(this.root, h('div', { class: 'wf-app' }, this.errorSlot, this.header(trace), this.summary(trace), this.compareSlot, this.toolbar(), this.body));
+    // The minimap draws when its ResizeObserver first sees it (after layout, before the paint).
     this.tree.setWindow(this.index.minStart, this.index.maxEnd);
-    this.minimap.draw();
     this.tree.setCritical(this.critical);
     this.applyFind(false);
     if (restore?.scroll_top !== undefined) this.tree.scroller.scrollTop = restore.scroll_top;
@@ -230,6 +231,14 @@ export class WaterfallApp {
     this.saveSoon();
   }
 
+  /** Finds `text` now (no debounce), filtering or highlighting: what the find box does, for the bench. */
+  setFind(text: string, filter: boolean): number {
+    this.findText = text;
+    this.filterMode = filter;
+    this.applyFind(false);
+    return this.matchList.length;
+  }
+
   /** Runs the find: highlights (or filters to) the matches, counts them, and keeps the current one. */
   applyFind(jump: boolean): void {
     if (this.index === undefined || this.tree === undefined) return;
@@ -297,7 +306,7 @@ export class WaterfallApp {
       if (this.index.model.trace_id !== id) return;
       replaceChildren(
         this.compareSlot,
-        r.comparison ? comparisonPanel(r.comparison, (t) => this.bridge.endpoint.notify(W.OpenTrace, { trace_id: t })) : h('p', { class: 'wf-compare pw-muted', attrs: { 'data-testid': 'comparison' } }, `No typical trace: ${r.reason ?? 'none found'}`),
+        r.comparison ? comparisonPanel(decodeJson(r.comparison, W.traceComparisonJson, 'waterfall/compare result'), (t) => this.bridge.endpoint.notify(W.OpenTrace, { trace_id: t })) : h('p', { class: 'wf-compare pw-muted', attrs: { 'data-testid': 'comparison' } }, `No typical trace: ${r.reason ?? 'none found'}`),
       );
     } catch (err) {
       replaceChildren(this.compareSlot, errorBanner({ message: `Compare failed: ${err instanceof Error ? err.message : String(err)}` }));

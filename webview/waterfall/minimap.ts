@@ -87,16 +87,10 @@ export class Minimap {
     const lo = ix.minStart;
     const full = Math.max(ix.maxEnd - lo, 1e-9);
     const rowH = Math.max(hgt / Math.max(ix.n, 1), 0.5);
-    // Batched by colour: one fill per phase instead of a style change per span.
-    const byColor = new Map<string, number[]>();
-    for (let i = 0; i < ix.n; i++) {
-      const c = this.colors.owner(ix.model.spans[i].phase);
-      let list = byColor.get(c);
-      if (list === undefined) byColor.set(c, (list = []));
-      list.push(i);
-    }
-    for (const [color, list] of byColor) {
-      ctx.fillStyle = color;
+    // Batched by phase: one path and one fill per colour instead of a style change per span.
+    const groups = this.phaseGroups();
+    for (const [phase, list] of groups) {
+      ctx.fillStyle = this.colors.owner(phase);
       ctx.beginPath();
       for (const i of list) {
         const x = ((ix.start[i] - lo) / full) * w;
@@ -119,6 +113,23 @@ export class Minimap {
     ctx.fillStyle = this.colors.focus;
     ctx.fillRect(x0, hgt / 2 - 8, 3, 16);
     ctx.fillRect(x1 - 3, hgt / 2 - 8, 3, 16);
+  }
+
+  private groups: Map<string | null, Int32Array> | undefined;
+  /** Span indices per phase, computed once per trace. */
+  private phaseGroups(): Map<string | null, Int32Array> {
+    if (this.groups === undefined) {
+      const lists = new Map<string | null, number[]>();
+      const spans = this.index.model.spans;
+      for (let i = 0; i < spans.length; i++) {
+        const p = spans[i].phase;
+        let l = lists.get(p);
+        if (l === undefined) lists.set(p, (l = []));
+        l.push(i);
+      }
+      this.groups = new Map([...lists].map(([p, l]) => [p, Int32Array.from(l)]));
+    }
+    return this.groups;
   }
 
   private timeAt(x: number): number {

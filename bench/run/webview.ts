@@ -1,0 +1,244 @@
+/**
+ * `node out/bench/run/webview.js [--report-model FILE]` (also run by `npm run bench`): the webview
+ * figures of DESIGN §6 in headless Chromium, on the same host page as the webview tests. Prints one
+ * JSON object. Each figure is the median of fresh pages (first paint) or of repeated actions, timed
+ * inside the page with performance.now() from the message or event to the next animation frame (the
+ * frame that shows the result), so Playwright's own round trips are not counted.
+ *
+ * - waterfall first paint: 1k and 10k spans (generated traces through the OTLP reader and the trace model)
+ * - span detail open, critical path (first toggle: compute + redraw), filter (find with "hide non-matching"), at 10k
+ * - scroll: animation-frame intervals while the 10k tree scrolls by three rows per frame
+ * - report first paint: the report view model of the bench generator's 100k run (built once, cached)
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { writeBigTrace } from '../webview/bigTrace';
+import { analyzeRun } from '../../src/core/analysis/analyze';
+import { DEFAULT_ANALYSIS_OPTIONS } from '../../src/core/analysis/options';
+import { readTraceModel } from '../../src/core/analysis/trace/traceModel';
+import type { TraceModel } from '../../src/core/analysis/trace/types';
+import { loadFiles } from '../../src/core/formats/loadFiles';
+import { buildReportView } from '../../src/core/report/view/build';
+import { DuckStore } from '../../src/core/store/duckStore';
+import { closeBrowser, HostPage } from '../../test/webview/harness';
+import { ensureRun } from './generateCache';
+
+const REPO = path.resolve(__dirname, '..', '..', '..');
+const REPORT_CACHE = path.join(REPO, 'out', 'bench', 'report-view-100k.json');
+const FRESH_PAGES = 5;
+const REPEATS = 20;
+
+export interface WebviewBenchResult {
+  firstPaint: Record<string, number[]>;
+  detailMs: number[];
+  criticalPathMs: number[];
+  filterFirstMs: number;
+  filterMs: number[];
+  scrollFrameMs: { median: number; p95: number; max: number; frames: number };
+  reportFirstPaintMs: number[] | null;
+  reportSource: string;
+}
+
+/** What the timing callbacks see in the page (this tsconfig has no DOM lib). */
+interface BenchWindow {
+  __model: unknown;
+  postMessage(m: unknown, target: string): void;
+  requestAnimationFrame(cb: (t: number) => void): void;
+  performance: { now(): number };
+  phasewiseWaterfall: { setFind(text: string, filter: boolean): number };
+  document: { querySelector(s: string): { click(): void; scrollTop: number; dispatchEvent(e: unknown): void } | null; querySelectorAll(s: string): { length: number } };
+  Event: new (type: string) => unknown;
+}
+declare const window: BenchWindow;
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+async function traceOf(spans: number): Promise<TraceModel> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'phasewise-bench-trace-'));
+  const store = new DuckStore();
+  try {
+    const t = writeBigTrace(dir, spans);
+    await loadFiles(store, [t.k6, t.otlp]);
+    const model = await readTraceModel(store, t.traceId, DEFAULT_ANALYSIS_OPTIONS);
+    if (model === undefined) throw new Error('the generated trace is missing');
+    return model;
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Puts the message params (the model as JSON text, as the host sends it) into the page outside the timing, then times one message → next frame. */
+async function timeLoad(hp: HostPage, method: string, params: (model: unknown) => unknown, data: unknown, ready: string): Promise<number> {
+  await hp.page.evaluate((text) => {
+    window.__model = JSON.parse(text);
+  }, JSON.stringify(params(JSON.stringify(data))));
+  return hp.page.evaluate(
+    ([m, sel]) =>
+      new Promise<number>((resolve) => {
+        const t0 = window.performance.now();
+        window.postMessage({ phasewise: 1, kind: 'notification', method: m, params: window.__model }, '*');
+        const wait = (): void =>
+          window.requestAnimationFrame(() => {
+            if (window.document.querySelector(sel) === null) return wait();
+            // The frame after the one that laid out the rows is the first that shows them.
+            window.requestAnimationFrame(() => resolve(window.performance.now() - t0));
+          });
+        wait();
+      }),
+    [method, ready] as const,
+  );
+}
+
+async function firstPaint(model: TraceModel): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < FRESH_PAGES; i++) {
+    const hp = await HostPage.open('waterfall');
+    try {
+      out.push(await timeLoad(hp, 'waterfall/didLoad', (trace) => ({ run: null, trace, state: null }), model, `[data-loaded-trace="${model.trace_id}"] .wf-row`));
+    } finally {
+      await hp.close();
+    }
+  }
+  return out;
+}
+
+/** Times an action in the page up to the next animation frame. */
+function timeAction(hp: HostPage, action: string, arg: string | number): Promise<number> {
+  return hp.page.evaluate(
+    ([a, x]) =>
+      new Promise<number>((resolve) => {
+        const t0 = window.performance.now();
+        if (a === 'click') window.document.querySelector(String(x))?.click();
+        else if (a === 'find') window.phasewiseWaterfall.setFind(String(x), true);
+        window.requestAnimationFrame(() => resolve(window.performance.now() - t0));
+      }),
+    [action, arg] as const,
+  );
+}
+
+async function interactions(model: TraceModel): Promise<Pick<WebviewBenchResult, 'detailMs' | 'criticalPathMs' | 'filterFirstMs' | 'filterMs' | 'scrollFrameMs'>> {
+  const criticalPathMs: number[] = [];
+  const detailMs: number[] = [];
+  const filterMs: number[] = [];
+  let filterFirstMs = NaN;
+  let scroll = { median: NaN, p95: NaN, max: NaN, frames: 0 };
+  for (let i = 0; i < FRESH_PAGES; i++) {
+    const hp = await HostPage.open('waterfall');
+    try {
+      await timeLoad(hp, 'waterfall/didLoad', (trace) => ({ run: null, trace, state: null }), model, `[data-loaded-trace="${model.trace_id}"] .wf-row`);
+      // The first toggle computes the path (then cached) and redraws the rows.
+      criticalPathMs.push(await timeAction(hp, 'click', '[data-testid="critical-path"]'));
+      if (i > 0) continue;
+      for (let k = 0; k < REPEATS; k++) detailMs.push(await timeAction(hp, 'click', `.wf-row[data-row="${(k % 12) + 1}"] .name`));
+      const queries = ['db.query', 'svc-3', 'rerank', 'kv', 'tool.call embed', 'http.get', 'call.index=2', 'cache.get'];
+      filterFirstMs = await timeAction(hp, 'find', 'db.query');
+      for (let k = 0; k < REPEATS; k++) filterMs.push(await timeAction(hp, 'find', queries[k % queries.length]));
+      await timeAction(hp, 'find', '');
+      scroll = await hp.page.evaluate(
+        () =>
+          new Promise<{ median: number; p95: number; max: number; frames: number }>((resolve) => {
+            const el = window.document.querySelector('[data-testid="span-tree"]');
+            const times: number[] = [];
+            let last = -1;
+            let n = 0;
+            const step = (t: number): void => {
+              if (last >= 0) times.push(t - last);
+              last = t;
+              if (el) {
+                el.scrollTop += 66;
+                el.dispatchEvent(new window.Event('scroll'));
+              }
+              if (++n < 240) window.requestAnimationFrame(step);
+              else {
+                times.sort((a, b) => a - b);
+                resolve({ median: times[Math.floor(times.length / 2)], p95: times[Math.floor(times.length * 0.95)], max: times[times.length - 1], frames: times.length });
+              }
+            };
+            window.requestAnimationFrame(step);
+          }),
+      );
+    } finally {
+      await hp.close();
+    }
+  }
+  return { detailMs, criticalPathMs, filterFirstMs, filterMs, scrollFrameMs: scroll };
+}
+
+/** The report view model of the generator's 100k run: built once (load + analysis) and cached as JSON. */
+async function reportModel100k(file: string | undefined, log: (l: string) => void): Promise<{ model: unknown; source: string } | null> {
+  const cached = file ?? REPORT_CACHE;
+  if (existsSync(cached)) return { model: JSON.parse(readFileSync(cached, 'utf8')), source: `report view model of the bench 100k run (${path.relative(REPO, cached)})` };
+  const dir = await ensureRun('100k', log);
+  const store = new DuckStore();
+  try {
+    log('webview bench: loading the 100k run once to build its report view model …');
+    await loadFiles(store, [path.join(dir, 'k6.ndjson'), path.join(dir, 'spans.otlp.jsonl')]);
+    const report = await analyzeRun(store, DEFAULT_ANALYSIS_OPTIONS, []);
+    const view = await buildReportView(store, { options: DEFAULT_ANALYSIS_OPTIONS, gates: [], report });
+    mkdirSync(path.dirname(REPORT_CACHE), { recursive: true });
+    writeFileSync(REPORT_CACHE, JSON.stringify(view));
+    return { model: view, source: `report view model of the bench 100k run, built from ${path.relative(REPO, dir)}` };
+  } finally {
+    await store.close();
+  }
+}
+
+export async function benchWebviews(options: { reportModel?: string; log?: (l: string) => void } = {}): Promise<WebviewBenchResult> {
+  const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  try {
+    const t1k = await traceOf(1_000);
+    const t10k = await traceOf(10_000);
+    const firstPaintFigures: Record<string, number[]> = { '1k': await firstPaint(t1k), '10k': await firstPaint(t10k) };
+    const inter = await interactions(t10k);
+    const report = await reportModel100k(options.reportModel, log);
+    let reportFirstPaintMs: number[] | null = null;
+    if (report !== null) {
+      reportFirstPaintMs = [];
+      for (let i = 0; i < FRESH_PAGES; i++) {
+        const hp = await HostPage.open('report');
+        try {
+          reportFirstPaintMs.push(await timeLoad(hp, 'report/didLoad', (model) => ({ run: 'bench', model, state: null }), report.model, '[data-loaded-run="bench"] canvas'));
+        } finally {
+          await hp.close();
+        }
+      }
+    }
+    return { firstPaint: firstPaintFigures, ...inter, reportFirstPaintMs, reportSource: report?.source ?? 'not measured' };
+  } finally {
+    await closeBrowser();
+  }
+}
+
+/** The lines bench/RESULTS.md prints for these figures. */
+export function webviewLines(r: WebviewBenchResult): string[] {
+  const f = (xs: readonly number[]): string => `${median(xs).toFixed(1)} ms (median of ${xs.length}; ${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
+  const lines = [
+    `- Waterfall first paint, 1k spans: ${f(r.firstPaint['1k'])}; 10k spans: ${f(r.firstPaint['10k'])} (target ≤ 200 ms at 10k; didLoad message → the frame after the rows are laid out, fresh page each)`,
+    `- Span detail open (10k trace): ${f(r.detailMs)} (target ≤ 50 ms; click → next frame)`,
+    `- Critical path at 10k spans, first toggle (compute + redraw): ${f(r.criticalPathMs)} (target ≤ 50 ms)`,
+    `- Filter over 10k spans ("hide non-matching"): first ${r.filterFirstMs.toFixed(1)} ms (builds the search text), then ${f(r.filterMs)} (target ≤ 50 ms)`,
+    `- Scroll, 10k rows, 3 rows per frame: frame interval median ${r.scrollFrameMs.median.toFixed(1)} ms, p95 ${r.scrollFrameMs.p95.toFixed(1)} ms, max ${r.scrollFrameMs.max.toFixed(1)} ms over ${r.scrollFrameMs.frames} frames`,
+    r.reportFirstPaintMs === null
+      ? '- Report first paint at 100k: not measured'
+      : `- Report first paint, 100k run: ${f(r.reportFirstPaintMs)} (target ≤ 500 ms; ${r.reportSource})`,
+  ];
+  return lines;
+}
+
+if (require.main === module) {
+  const at = process.argv.indexOf('--report-model');
+  benchWebviews({ reportModel: at >= 0 ? process.argv[at + 1] : undefined })
+    .then((r) => {
+      process.stdout.write(`${JSON.stringify(r)}\n`);
+      for (const l of webviewLines(r)) process.stderr.write(`${l}\n`);
+    })
+    .catch((err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    });
+}
