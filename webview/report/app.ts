@@ -3,13 +3,13 @@
  * envelope histogram, each click listing its traces), the quantile tables, the slow traces, the
  * ledger, the gates and the configuration. Charts are rebuilt with the theme's colours on change.
  */
-import { ReportProblem, type ShowErrorParams } from '../../src/protocol/common';
+import type { ShowErrorParams } from '../../src/protocol/common';
 import * as R from '../../src/protocol/report';
 import { decodeJson } from '../../src/protocol/schema';
 import type { ReportViewModel } from '../../src/core/report/view/types';
 import type { Bridge } from '../shared/host';
 import { h, replaceChildren, vs } from '../shared/dom';
-import { errorBanner } from '../shared/errors';
+import { errorBanner, guarded } from '../shared/errors';
 import { fmtInt, fmtMs } from '../shared/format';
 import { palette } from '../shared/theme';
 import { envelopeChart, windowCountsChart, windowOwnersChart, type Chart } from './charts';
@@ -45,14 +45,9 @@ export class ReportApp {
   }
 
   private guard(fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.bridge.endpoint.notify(ReportProblem, { message: `report: ${message}` });
-      this.showError({ message: `The report could not be drawn: ${message}` });
-    }
+    guarded(this.bridge.endpoint, 'report', (p) => this.showError(p), fn);
   }
+
 
   load(run: string | null, model: ReportViewModel, state: R.ReportViewState | null): void {
     const t0 = performance.now();

@@ -18,7 +18,8 @@ export interface Chart {
 const HEIGHT = 220;
 
 function axes(p: Palette, yLabel: string, xLabel: string): uPlot.Axis[] {
-  const base = { stroke: p.muted, grid: { stroke: p.grid, width: 1 }, ticks: { stroke: p.grid, width: 1 }, font: '11px sans-serif', labelFont: '11px sans-serif' };
+  const grid = isHighContrast() ? withAlpha(p.grid, 0.45) : p.grid;
+  const base = { stroke: p.muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '11px sans-serif', labelFont: '11px sans-serif' };
   return [
     { ...base, label: xLabel, labelSize: 18 },
     { ...base, label: yLabel, labelSize: 18, size: 64 },
@@ -76,9 +77,19 @@ function windowRange(w: WindowReport): [number, number] {
   return [first.start_offset_ms / 1000, last.end_offset_ms / 1000];
 }
 
-/** Requests per window (started, succeeded, errors) with the worst window shaded. */
-export function windowCountsChart(parent: HTMLElement, w: WindowReport, p: Palette, onPick: (index: number) => void): Chart {
-  const box = chartBox('requests per window: started, succeeded and errors; arrows move between windows, Enter lists the traces', 'chart-window-counts');
+interface WindowChartSpec {
+  label: string;
+  testid: string;
+  yLabel: string;
+  series: uPlot.Series[];
+  data: (number | null)[][];
+  log: boolean;
+  describe: (i: number) => string;
+}
+
+/** A chart over the windows: points at each window's middle, the worst window shaded, keyboard and click pick a window. */
+function windowChart(parent: HTMLElement, w: WindowReport, p: Palette, spec: WindowChartSpec, onPick: (index: number) => void): Chart {
+  const box = chartBox(spec.label, spec.testid);
   parent.appendChild(box);
   const xs = windowMids(w);
   const worstAt = w.windows.findIndex((x) => x.index === w.worst);
@@ -88,30 +99,43 @@ export function windowCountsChart(parent: HTMLElement, w: WindowReport, p: Palet
       height: HEIGHT,
       legend: { show: false },
       cursor: { drag: { x: false, y: false }, points: { size: 7 } },
-      scales: { x: { time: false, range: windowRange(w) } },
-      axes: axes(p, 'requests', 'window (s since the first send; points at the window middle)'),
-      series: [
-        {},
-        { label: 'started', stroke: p.foreground, width: isHighContrast() ? 2.5 : 1.5 },
-        { label: 'succeeded', stroke: p.pass, width: isHighContrast() ? 2.5 : 1.5, dash: [6, 3] },
-        { label: 'errors', stroke: p.error, width: isHighContrast() ? 2.5 : 1.5, fill: withAlpha(p.error, 0.18) },
-      ],
+      scales: { x: { time: false, range: windowRange(w) }, y: spec.log ? { distr: 3, log: 10 } : {} },
+      axes: axes(p, spec.yLabel, 'window (s since the first send; points at the window middle)'),
+      series: [{}, ...spec.series],
       hooks: { drawClear: [(u2) => shadeWorst(u2, worstAt, w, p)] },
     },
-    [xs, w.windows.map((x) => x.started), w.windows.map((x) => x.succeeded), w.windows.map((x) => x.errors)],
+    [xs, ...spec.data] as uPlot.AlignedData,
     box,
   );
-  interactive(
-    u,
-    box,
-    xs.length,
-    (i) => {
-      const x = w.windows[i];
-      return `window #${x.index} (${fmtInt(x.start_offset_ms / 1000)}–${fmtInt(x.end_offset_ms / 1000)} s): started ${fmtInt(x.started)}, succeeded ${fmtInt(x.succeeded)}, errors ${fmtInt(x.errors)}, client p95 ${fmtMs(x.client_total_ms.p95)} (n=${fmtInt(x.client_total_ms.n)})${x.index === w.worst ? ' — worst window' : ''}${x.steady ? '' : ' — outside the steady window'}`;
-    },
-    (i) => onPick(w.windows[i].index),
-  );
+  interactive(u, box, xs.length, spec.describe, (i) => onPick(w.windows[i].index));
   return { element: box, destroy: () => u.destroy() };
+}
+
+/** Requests per window (started, succeeded, errors) with the worst window shaded. */
+export function windowCountsChart(parent: HTMLElement, w: WindowReport, p: Palette, onPick: (index: number) => void): Chart {
+  const width2 = isHighContrast() ? 2.5 : 1.5;
+  return windowChart(
+    parent,
+    w,
+    p,
+    {
+      label: 'requests per window: started, succeeded and errors; arrows move between windows, Enter lists the traces',
+      testid: 'chart-window-counts',
+      yLabel: 'requests',
+      series: [
+        { label: 'started', stroke: p.foreground, width: width2 },
+        { label: 'succeeded', stroke: p.pass, width: width2, dash: [6, 3] },
+        { label: 'errors', stroke: p.error, width: width2, fill: withAlpha(p.error, 0.18) },
+      ],
+      data: [w.windows.map((x) => x.started), w.windows.map((x) => x.succeeded), w.windows.map((x) => x.errors)],
+      log: false,
+      describe: (i) => {
+        const x = w.windows[i];
+        return `window #${x.index} (${fmtInt(x.start_offset_ms / 1000)}–${fmtInt(x.end_offset_ms / 1000)} s): started ${fmtInt(x.started)}, succeeded ${fmtInt(x.succeeded)}, errors ${fmtInt(x.errors)}, client p95 ${fmtMs(x.client_total_ms.p95)} (n=${fmtInt(x.client_total_ms.n)})${x.index === w.worst ? ' — worst window' : ''}${x.steady ? '' : ' — outside the steady window'}`;
+      },
+    },
+    onPick,
+  );
 }
 
 function shadeWorst(u: uPlot, at: number, w: WindowReport, p: Palette): void {
@@ -137,17 +161,8 @@ function shadeWorst(u: uPlot, at: number, w: WindowReport, p: Palette): void {
 
 /** p95 per owner per window (matched successes), and the client p95, with the worst window shaded. */
 export function windowOwnersChart(parent: HTMLElement, w: WindowReport, owners: readonly WindowOwnerP95[], names: readonly string[], p: Palette, onPick: (index: number) => void): Chart {
-  const box = chartBox('p95 per owner per window; arrows move between windows, Enter lists the traces', 'chart-window-owners');
-  parent.appendChild(box);
   const byIndex = new Map(owners.map((o) => [o.index, o]));
-  const xs = windowMids(w);
-  const worstAt = w.windows.findIndex((x) => x.index === w.worst);
   const hc = isHighContrast();
-  const series: uPlot.Series[] = [
-    {},
-    { label: 'client total', stroke: p.foreground, width: hc ? 3 : 2 },
-    ...names.map((n, k) => ({ label: ownerLabel(n), stroke: p.owner(n), width: hc ? 2.5 : 1.5, dash: k % 2 === 1 ? [5, 3] : undefined })),
-  ];
   const data: (number | null)[][] = [
     w.windows.map((x) => x.client_total_ms.p95),
     ...names.map((n) => w.windows.map((x) => byIndex.get(x.index)?.p95[n] ?? null)),
@@ -156,34 +171,29 @@ export function windowOwnersChart(parent: HTMLElement, w: WindowReport, owners: 
   // the positive values span more than 100×, with values ≤ 0 (an overlapping unattributed) left out.
   const positive = data.flat().filter((v): v is number => v !== null && v > 0);
   const log = positive.length > 0 && Math.max(...positive) / Math.min(...positive) > 100;
-  const plotted = log ? data.map((s) => s.map((v) => (v !== null && v > 0 ? v : null))) : data;
-  const u = new uPlot(
+  return windowChart(
+    parent,
+    w,
+    p,
     {
-      width: width(box),
-      height: HEIGHT,
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false }, points: { size: 7 } },
-      scales: { x: { time: false, range: windowRange(w) }, y: log ? { distr: 3, log: 10 } : {} },
-      axes: axes(p, log ? 'p95 (ms, log scale)' : 'p95 (ms)', 'window (s since the first send; points at the window middle)'),
-      series,
-      hooks: { drawClear: [(u2) => shadeWorst(u2, worstAt, w, p)] },
+      label: 'p95 per owner per window; arrows move between windows, Enter lists the traces',
+      testid: 'chart-window-owners',
+      yLabel: log ? 'p95 (ms, log scale)' : 'p95 (ms)',
+      series: [
+        { label: 'client total', stroke: p.foreground, width: hc ? 3 : 2 },
+        ...names.map((n, k) => ({ label: ownerLabel(n), stroke: p.owner(n), width: hc ? 2.5 : 1.5, dash: k % 2 === 1 ? [5, 3] : undefined })),
+      ],
+      data: log ? data.map((s) => s.map((v) => (v !== null && v > 0 ? v : null))) : data,
+      log,
+      describe: (i) => {
+        const x = w.windows[i];
+        const o = byIndex.get(x.index);
+        const parts = names.map((n) => `${ownerLabel(n)} ${fmtMs(o?.p95[n] ?? null)}`).join(', ');
+        return `window #${x.index}: client p95 ${fmtMs(x.client_total_ms.p95)} (n=${fmtInt(x.client_total_ms.n)}); ${parts}`;
+      },
     },
-    [xs, ...plotted] as uPlot.AlignedData,
-    box,
+    onPick,
   );
-  interactive(
-    u,
-    box,
-    xs.length,
-    (i) => {
-      const x = w.windows[i];
-      const o = byIndex.get(x.index);
-      const parts = names.map((n) => `${ownerLabel(n)} ${fmtMs(o?.p95[n] ?? null)}`).join(', ');
-      return `window #${x.index}: client p95 ${fmtMs(x.client_total_ms.p95)} (n=${fmtInt(x.client_total_ms.n)}); ${parts}`;
-    },
-    (i) => onPick(w.windows[i].index),
-  );
-  return { element: box, destroy: () => u.destroy() };
 }
 
 /** The network-envelope histogram: negative buckets in the error colour and hatched. */

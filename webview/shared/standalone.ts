@@ -90,8 +90,12 @@ export function standaloneBus(): Bus {
   const reportModel = data?.kind === 'report' ? data.model : undefined;
   const waterfallOf = (id: string): { trace: TraceModel; comparison: TraceComparison | null } | undefined => {
     if (data?.kind === 'trace') return data.trace.trace_id === id ? { trace: data.trace, comparison: data.comparison } : undefined;
-    const trace = reportModel?.embedded?.waterfalls[id];
-    return trace ? { trace, comparison: reportModel?.embedded?.comparisons[id] ?? null } : undefined;
+    const e = reportModel?.embedded;
+    const trace = e?.waterfalls[id];
+    if (trace) return { trace, comparison: e?.comparisons[id] ?? null };
+    // A typical trace the file holds as part of a comparison opens too (without a comparison of its own).
+    const typical = Object.values(e?.comparisons ?? {}).find((c) => c?.typical.trace_id === id)?.typical;
+    return typical ? { trace: typical, comparison: null } : undefined;
   };
 
   const showView = (view: ViewName): void => {

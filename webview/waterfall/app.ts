@@ -3,13 +3,13 @@
  * compare), then the minimap, the virtualised span tree and the span detail. State (selection,
  * collapsed rows, find, toggles, scroll) is saved for the host's WebviewPanelSerializer.
  */
-import { Copy, ReportProblem, type ShowErrorParams } from '../../src/protocol/common';
+import { Copy, type ShowErrorParams } from '../../src/protocol/common';
 import * as W from '../../src/protocol/waterfall';
 import { decodeJson } from '../../src/protocol/schema';
 import type { TraceModel } from '../../src/core/analysis/trace/types';
 import type { Bridge } from '../shared/host';
 import { h, replaceChildren, vs } from '../shared/dom';
-import { errorBanner } from '../shared/errors';
+import { errorBanner, guarded } from '../shared/errors';
 import { fmtDuration, fmtInt, ownerLabel } from '../shared/format';
 import { palette, type Palette } from '../shared/theme';
 import { comparisonPanel } from './compare';
@@ -75,14 +75,9 @@ export class WaterfallApp {
   }
 
   private guard(fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.bridge.endpoint.notify(ReportProblem, { message: `waterfall: ${message}` });
-      this.showError({ message: `The waterfall could not be drawn: ${message}` });
-    }
+    guarded(this.bridge.endpoint, 'waterfall', (p) => this.showError(p), fn);
   }
+
 
   load(run: string | null, trace: TraceModel, state: W.WaterfallViewState | null): void {
     const t0 = performance.now();
