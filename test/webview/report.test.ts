@@ -1,7 +1,10 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import { analyzeRun } from '../../src/core/analysis/analyze';
+import { DEFAULT_ANALYSIS_OPTIONS } from '../../src/core/analysis/options';
 import { listTraces } from '../../src/core/analysis/trace/traceList';
+import { buildReportView } from '../../src/core/report/view/build';
 import { loadFiles } from '../../src/core/formats/loadFiles';
 import { analysisFor } from '../../src/core/report/analyzeFiles';
 import { DuckStore } from '../../src/core/store/duckStore';
@@ -132,5 +135,45 @@ describe('run report webview in headless Chromium', function () {
     }
     assert.deepStrictEqual(await hp.allProblems(), []);
     assert.deepStrictEqual(problems, []);
+  });
+});
+
+describe('run report webview: negative envelopes of a real OpenTelemetry JS run', function () {
+  this.timeout(120_000);
+  after(closeBrowser);
+
+  it('highlights the negative buckets, and their counts add up to the report’s negative count', async () => {
+    const dir = path.join(repoRoot, 'test', 'fixtures', 'shared-samples', 'joined-otel-js');
+    const store = new DuckStore();
+    let hp: HostPage | undefined;
+    try {
+      await loadFiles(store, [path.join(dir, 'k6.ndjson'), path.join(dir, 'spans.otlp.jsonl')]);
+      const report = await analyzeRun(store, DEFAULT_ANALYSIS_OPTIONS, []);
+      const view = await buildReportView(store, { options: DEFAULT_ANALYSIS_OPTIONS, gates: [], report });
+      const env = report.metrics.network_envelope_ms as { n: number; negative: { count: number } };
+      assert.ok(env.negative.count > 0, 'this run has negative envelopes');
+      const negativeBins = view.envelope_histogram.bins.filter((b) => b.to_ms <= 0);
+      assert.strictEqual(negativeBins.reduce((a, b) => a + b.count, 0), env.negative.count);
+      assert.ok(view.envelope_histogram.bins.every((b) => b.to_ms <= 0 || b.from_ms >= 0), 'no bucket straddles zero');
+      hp = await HostPage.open('report', { theme: 'light', width: 1280, height: 900 });
+      hp.channel.onNotification(R.SaveState, () => undefined);
+      hp.channel.notify(R.DidLoad, { run: 'joined', model: encodeJson(view), state: null });
+      await hp.page.waitForSelector('[data-loaded-run="joined"]');
+      const text = (await hp.page.locator('#envelope').textContent()) ?? '';
+      assert.ok(text.includes(`${fmtInt(env.n)} matched successes; ${fmtInt(env.negative.count)} negative`), text);
+      await hp.page.locator('[data-testid="chart-envelope"]').focus();
+      await hp.page.keyboard.press('Home');
+      const first = view.envelope_histogram.bins[0];
+      assert.strictEqual(await hp.page.locator('[data-testid="chart-envelope"] .rp-chart-readout').textContent(), `[${fmtMs(first.from_ms)}, ${fmtMs(first.to_ms)}): ${fmtInt(first.count)} requests — negative envelope`);
+      await hp.page.locator('#envelope').scrollIntoViewIfNeeded();
+      await hp.screenshot('report-joined-otel-js-envelope-light');
+      await hp.setTheme('high-contrast');
+      await hp.page.waitForTimeout(200);
+      await hp.screenshot('report-joined-otel-js-envelope-high-contrast');
+      assert.deepStrictEqual(await hp.allProblems(), []);
+    } finally {
+      await hp?.close();
+      await store.close();
+    }
   });
 });

@@ -98,7 +98,7 @@ function windowChart(parent: HTMLElement, w: WindowReport, p: Palette, spec: Win
       width: width(box),
       height: HEIGHT,
       legend: { show: false },
-      cursor: { drag: { x: false, y: false }, points: { size: 7 } },
+      cursor: { y: false, drag: { x: false, y: false }, points: { size: 7 } },
       scales: { x: { time: false, range: windowRange(w) }, y: spec.log ? { distr: 3, log: 10 } : {} },
       axes: axes(p, spec.yLabel, 'window (s since the first send; points at the window middle)'),
       series: [{}, ...spec.series],
@@ -213,7 +213,7 @@ export function envelopeChart(parent: HTMLElement, hist: EnvelopeHistogram, p: P
       width: width(box),
       height: HEIGHT,
       legend: { show: false },
-      cursor: { drag: { x: false, y: false }, points: { show: false } },
+      cursor: { y: false, drag: { x: false, y: false }, points: { show: false } },
       scales: { x: { time: false, range: (_u, lo, hi) => [lo - hist.bin_ms / 2, hi + hist.bin_ms / 2] }, y: log ? { distr: 3, log: 10, range: (_u, _lo, hi) => [0.7, hi * 1.6] } : {} },
       axes: axes(p, log ? 'requests (log scale)' : 'requests', `network envelope (ms), ${fmtMs(hist.bin_ms)} buckets`),
       series: [
