@@ -2,14 +2,25 @@
 
 export const MISSING = '—';
 
-const grouping = new Map<number, Intl.NumberFormat>();
-function nf(digits: number): Intl.NumberFormat {
-  let f = grouping.get(digits);
-  if (f === undefined) {
-    f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-    grouping.set(digits, f);
+/**
+ * `1234.5` → `1,234.50` for 2 digits. Written out rather than Intl.NumberFormat: creating the first
+ * formatter loads ICU data (≈ 25 ms on a cold page, a tenth of the waterfall's first-paint budget).
+ */
+function grouped(v: number, digits: number): string {
+  const fixed = Math.abs(v).toFixed(digits);
+  const dot = fixed.indexOf('.');
+  const int = dot < 0 ? fixed : fixed.slice(0, dot);
+  let out = '';
+  for (let i = 0; i < int.length; i++) {
+    if (i > 0 && (int.length - i) % 3 === 0) out += ',';
+    out += int[i];
   }
-  return f;
+  const sign = v < 0 && Number(fixed) !== 0 ? '-' : '';
+  return sign + out + (dot < 0 ? '' : fixed.slice(dot));
+}
+
+function nf(digits: number): { format: (v: number) => string } {
+  return { format: (v) => grouped(v, digits) };
 }
 
 /** Digits after the point for a ms figure: more for small values, so 0.21 ms does not read as 0. */

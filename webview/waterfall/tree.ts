@@ -97,7 +97,9 @@ export class SpanTree {
     this.positionOf = new Int32Array(this.index.n).fill(-1);
     for (let k = 0; k < rows.length; k++) this.positionOf[rows[k]] = k;
     this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
-    this.renderNow();
+    // Drawn on the next frame: during a load several setters run, and each immediate render would
+    // force its own layout of the page.
+    this.schedule();
   }
 
   setWindow(from: number, to: number): void {
