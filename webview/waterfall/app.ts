@@ -10,12 +10,13 @@ import type { TraceModel } from '../../src/core/analysis/trace/types';
 import type { Bridge } from '../shared/host';
 import { h, replaceChildren, vs } from '../shared/dom';
 import { errorBanner, guarded } from '../shared/errors';
-import { fmtDuration, fmtInt, ownerLabel } from '../shared/format';
+import { fmtInt } from '../shared/format';
 import { palette, type Palette } from '../shared/theme';
 import { comparisonPanel } from './compare';
 import { SpanDetail } from './detail';
 import { Minimap } from './minimap';
 import { TraceIndex } from './model';
+import { phaseLegend, traceHeader, traceSummary } from './header';
 import { requestStrip } from './strip';
 import { SpanTree } from './tree';
 
@@ -71,7 +72,7 @@ export class WaterfallApp {
     const strip = this.root.querySelector('[data-testid="request-strip"]');
     strip?.replaceWith(requestStrip(this.index.model, this.colors));
     const legend = this.root.querySelector('.wf-legend');
-    legend?.replaceWith(this.legend(this.index.model));
+    legend?.replaceWith(phaseLegend(this.index.model, this.colors));
   }
 
   private guard(fn: () => void): void {
@@ -100,7 +101,7 @@ export class WaterfallApp {
     this.detail = new SpanDetail(this.index, () => this.select(null));
     const main = h('div', { class: 'wf-main' }, this.minimap.element, this.tree.axis, this.tree.scroller);
     this.body = h('div', { class: 'wf-body' }, main);
-    replaceChildren(this.root, h('div', { class: 'wf-app' }, this.errorSlot, this.header(trace), this.summary(trace), this.compareSlot, this.toolbar(), this.body));
+    replaceChildren(this.root, h('div', { class: 'wf-app' }, this.errorSlot, traceHeader(trace, this.colors, this.bridge.standalone && document.getElementById('phasewise-report') !== null), traceSummary(trace, this.colors, (text) => this.bridge.endpoint.notify(Copy, { text, what: 'reconciliation' })), this.compareSlot, this.toolbar(), this.body));
     // The minimap draws when its ResizeObserver first sees it (after layout, before the paint).
     this.tree.setWindow(this.index.minStart, this.index.maxEnd);
     this.tree.setCritical(this.critical);
@@ -112,52 +113,6 @@ export class WaterfallApp {
     if (restore?.compare) void this.compare();
     this.lastLoadMs = performance.now() - t0;
     this.root.dataset.loadedTrace = trace.trace_id;
-  }
-
-  private header(t: TraceModel): HTMLElement {
-    const b = t.breakdown;
-    const back = this.bridge.standalone && document.getElementById('phasewise-report') !== null
-      ? h('a', { class: 'pw-link wf-back', attrs: { href: '#report' } }, '← Report')
-      : null;
-    return h(
-      'header',
-      { class: 'wf-head' },
-      back,
-      h('h1', null, 'Trace ', h('span', { class: 'pw-mono', attrs: { 'data-testid': 'trace-id' } }, t.trace_id)),
-      h('span', { class: 'pw-badge', title: t.matched ? 'counts in the decomposition population' : 'not in the decomposition population' }, t.matched ? 'matched' : 'not matched'),
-      h('span', { class: 'pw-badge' }, `${fmtInt(t.spans.length)} spans`),
-      h('span', { class: 'pw-badge' }, `outcome ${b.outcome}`),
-      b.client_total_ms !== null ? h('span', { class: 'pw-badge' }, `client ${fmtDuration(b.client_total_ms)}`) : null,
-      t.client?.route ? h('span', { class: 'pw-badge' }, `route ${t.client.route}`) : null,
-      h('span', { class: 'wf-spacer' }),
-      this.legend(t),
-      t.notes.length > 0 ? h('ul', { class: 'wf-notes', attrs: { 'data-testid': 'notes' } }, ...t.notes.map((n) => h('li', null, n))) : null,
-    );
-  }
-
-  private summary(t: TraceModel): HTMLElement {
-    const copy = vs<HTMLElement>('vscode-button', { secondary: true }, { title: 'Copy the reconciliation lines (as phasewise reconcile prints them)', attrs: { 'data-testid': 'copy-reconciliation' } }, 'Copy');
-    const text = t.reconciliation.join('\n');
-    copy.addEventListener('click', () => {
-      this.bridge.endpoint.notify(Copy, { text, what: 'reconciliation' });
-      copy.textContent = 'Copied';
-      setTimeout(() => (copy.textContent = 'Copy'), 1500);
-    });
-    return h(
-      'section',
-      { class: 'wf-summary', attrs: { 'aria-label': 'the request, both sides' } },
-      requestStrip(t, this.colors),
-      h('div', { class: 'wf-recon' }, h('div', { class: 'wf-recon-head' }, h('span', { class: 'pw-muted' }, 'phasewise reconcile'), copy), h('pre', { class: 'pw-mono', attrs: { 'data-testid': 'reconciliation' } }, text)),
-    );
-  }
-
-  private legend(t: TraceModel): HTMLElement {
-    const item = (name: string | null, label: string): HTMLElement => {
-      const sw = h('span', { class: 'pw-swatch' });
-      sw.style.background = this.colors.owner(name);
-      return h('span', null, sw, label);
-    };
-    return h('div', { class: 'wf-legend', attrs: { 'aria-label': 'colours' } }, ...t.phases.map((p) => item(p, ownerLabel(p))), item(null, 'no phase'));
   }
 
   private toolbar(): HTMLElement {
