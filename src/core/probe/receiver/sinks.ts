@@ -34,6 +34,8 @@ export class JsonlFileSink implements SpanSink {
   private readonly stream: WriteStream;
   private error: Error | undefined;
   private closed: Promise<void> | undefined;
+  /** Settles when the newest write has reached the file (writes complete in order). */
+  private lastWrite: Promise<void> = Promise.resolve();
   lines = 0;
 
   constructor(
@@ -47,12 +49,13 @@ export class JsonlFileSink implements SpanSink {
 
   write(batch: ReceivedBatch): void {
     this.lines++;
-    this.stream.write(`${batch.line}\n`);
+    // The write's own callback, not 'drain': 'drain' fires only after a write that filled the buffer,
+    // so a flush waiting for it with a few KB pending never settled (and the CLI exited silently).
+    this.lastWrite = new Promise((resolve) => this.stream.write(`${batch.line}\n`, () => resolve()));
   }
 
   flush(): Promise<void> {
-    if (this.stream.writableLength === 0 || this.error) return Promise.resolve();
-    return new Promise((resolve) => this.stream.once('drain', () => resolve()));
+    return this.lastWrite;
   }
 
   close(): Promise<void> {
