@@ -17,7 +17,7 @@ import { existsSync, statSync } from 'fs';
 import { loadavg } from 'os';
 import * as path from 'path';
 import { monitorEventLoopDelay, performance } from 'perf_hooks';
-import type { Report } from '../../src/core/analysis/report';
+import type { Report } from '../../src/core/report/model';
 import { startAnalysis } from '../../src/extension/analysisClient';
 
 const RESOLUTION_MS = 10;
@@ -89,7 +89,7 @@ async function analyse(dir: string, mode: Mode, worker: string | undefined): Pro
   // What the command did before the worker: load the core on first use and run it on this thread
   // (the core bundle no longer carries the analysis, so the tsc output is loaded instead).
   during = 'require the analysis core';
-  const { analyzeFiles } = await import('../../src/core/report/analyzeFiles');
+  const { analyzeFiles } = await import('../../src/core/run/analyzeFiles');
   const { renderMarkdownReport } = await import('../../src/core/report/markdown');
   during = 'analyzeFiles on this thread';
   const report = await analyzeFiles(request);

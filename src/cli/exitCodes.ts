@@ -3,7 +3,7 @@
  * "the load generator did not deliver the workload" (2) from "the measurement itself is broken" (3)
  * from "you gave me the wrong file" (4).
  */
-import type { VerdictStatus } from '../core/analysis/report';
+import type { VerdictStatus } from '../core/report/model';
 
 export const EXIT_PASS = 0;
 export const EXIT_FAIL = 1;

@@ -11,7 +11,7 @@
  */
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import type { Report } from '../core/analysis/report';
+import type { Report } from '../core/report/model';
 import { CancelledError } from '../core/errors';
 import { isWorkerMessage, reviveError, type AnalysisRequest, type HostMessage } from './analysisProtocol';
 

@@ -4,7 +4,7 @@
  * fields (InputError's file and line), so errors travel as tagged plain objects and are revived here.
  * No vscode and no DuckDB import: the host bundle and plain-Node tests both use this file.
  */
-import type { Report } from '../core/analysis/report';
+import type { Report } from '../core/report/model';
 import { CancelledError, ContractError, InputError } from '../core/errors';
 
 /** What the worker analyses (passed as `workerData`). */

@@ -6,7 +6,7 @@
  * itself JavaScript work), and answers with one `result` or one `error` message (analysisProtocol.ts).
  */
 import { parentPort, workerData } from 'worker_threads';
-import { analyzeFiles } from '../core/report/analyzeFiles';
+import { analyzeFiles } from '../core/run/analyzeFiles';
 import { renderMarkdownReport } from '../core/report/markdown';
 import { CancelledError } from '../core/errors';
 import type { DuckStore } from '../core/store/duckStore';

@@ -8,7 +8,7 @@
  * user opened (`report/openTrace`, `report/openContract`, `report/export`).
  */
 import type { ReportViewModel } from '../core/report/view/types';
-import type { TraceBreakdown } from '../core/analysis/report';
+import type { TraceBreakdown } from '../core/report/model';
 import { notification, request } from './ipc';
 import { array, jsonText, literal, model, nullable, number, object, optional, record, string, tagged, unknown, type Infer, type Schema } from './schema';
 

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { EnvelopeSummary, Report } from '../../src/core/analysis/report';
+import type { EnvelopeSummary, Report } from '../../src/core/report/model';
 import { fixture, sharedSamplesDir } from '../helpers/paths';
 import { linearQuantile, runCli } from './runCli';
 

@@ -8,7 +8,7 @@ import * as path from 'path';
 import { DEFAULT_OPTIONS } from '../../bench/generate/options';
 import { generateRun } from '../../bench/generate/run';
 import { CancelledError, InputError } from '../../src/core/errors';
-import { analyzeFiles } from '../../src/core/report/analyzeFiles';
+import { analyzeFiles } from '../../src/core/run/analyzeFiles';
 import { renderMarkdownReport } from '../../src/core/report/markdown';
 import { defaultWorkerFile, startAnalysis, type RunningAnalysis } from '../../src/extension/analysisClient';
 import { fixture, repoRoot } from '../helpers/paths';

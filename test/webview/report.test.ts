@@ -6,7 +6,7 @@ import { DEFAULT_ANALYSIS_OPTIONS } from '../../src/core/analysis/options';
 import { listTraces } from '../../src/core/analysis/trace/traceList';
 import { buildReportView } from '../../src/core/report/view/build';
 import { loadFiles } from '../../src/core/formats/loadFiles';
-import { analysisFor } from '../../src/core/report/analyzeFiles';
+import { analysisFor } from '../../src/core/run/analyzeFiles';
 import { DuckStore } from '../../src/core/store/duckStore';
 import { ReportProblem } from '../../src/protocol/common';
 import * as R from '../../src/protocol/report';

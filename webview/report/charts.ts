@@ -4,7 +4,7 @@
  * click) selects the one under it, which lists its traces.
  */
 import uPlot from 'uplot';
-import type { WindowReport } from '../../src/core/analysis/report';
+import type { WindowReport } from '../../src/core/report/model';
 import type { EnvelopeHistogram, WindowOwnerP95 } from '../../src/core/report/view/types';
 import { h } from '../shared/dom';
 import { fmtInt, fmtMs, ownerLabel } from '../shared/format';

@@ -3,7 +3,7 @@
  * population, tail attribution as a stacked bar, the outcome ledger and its reconciliation, gates
  * (with their contract line), the configuration, warnings. Values are text nodes only.
  */
-import type { GateResult, MetricTable, QuantileSummary, Report, TraceBreakdown } from '../../src/core/analysis/report';
+import type { GateResult, MetricTable, QuantileSummary, Report, TraceBreakdown } from '../../src/core/report/model';
 import type { GateLink, RunConfiguration } from '../../src/core/report/view/types';
 import { h } from '../shared/dom';
 import { fmtDuration, fmtInt, fmtMs, fmtPct, MISSING, ownerLabel } from '../shared/format';

@@ -3,7 +3,7 @@
  */
 import { writeFile } from 'fs/promises';
 import { analyzeRun } from '../../core/analysis/analyze';
-import type { Report } from '../../core/analysis/report';
+import type { Report } from '../../core/report/model';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../core/report/index';
 import { verdictTitle } from '../../core/report/summarySections';
 import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';

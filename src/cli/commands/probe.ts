@@ -11,7 +11,7 @@
  * 4 bad usage; 130 interrupted. Several at once: 3, then 1, then 2.
  */
 import { writeFile } from 'fs/promises';
-import { analysisFor } from '../../core/report/analyzeFiles';
+import { analysisFor } from '../../core/run/analyzeFiles';
 import type { TraceBackend } from '../../core/probe/backends/backend';
 import { SpanFileBackend } from '../../core/probe/backends/localBackends';
 import { JaegerBackend, TempoBackend } from '../../core/probe/backends/queryApis';

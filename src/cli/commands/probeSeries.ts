@@ -5,7 +5,7 @@
  */
 import { createWriteStream } from 'fs';
 import { performance } from 'perf_hooks';
-import { analyzeFiles } from '../../core/report/analyzeFiles';
+import { analyzeFiles } from '../../core/run/analyzeFiles';
 import { renderReport } from '../../core/report/index';
 import { rootCandidates } from '../../core/probe/backends/poll';
 import { startEmbeddedReceiver, type EmbeddedReceiver } from '../../core/probe/probe';

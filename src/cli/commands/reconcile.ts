@@ -2,7 +2,7 @@
  * `phasewise reconcile --trace ID`: one request seen from both sides, as `key=value` integer lines that
  * tie the client's total to the server's phases, then the span waterfall as text.
  */
-import { reconcileTrace } from '../../core/analysis/reconcile';
+import { reconcileTrace } from '../../core/analysis/trace/reconcile';
 import type { QueryRunner } from '../../core/store/duckStore';
 import { InputError } from '../../core/errors';
 import { renderReconciliationLines, renderWaterfallText } from '../../core/report/waterfall';

@@ -3,15 +3,15 @@
  * breakdown tables (rebuilt from the loaded run, never re-parsed), then every figure is SQL over them.
  */
 import type { QueryRunner } from '../store/duckStore';
-import { ensureBreakdown } from './breakdown';
-import { FigureCache } from './figureCache';
-import { computeJoinSummary } from './join';
+import { ensureBreakdown } from './breakdown/breakdown';
+import { FigureCache } from './figures/figureCache';
+import { computeJoinSummary } from './figures/join';
 import type { AnalysisOptions, GateSpec } from './options';
-import { slowTracesOfBreakdown } from './reconcile';
-import type { JoinSummary, Report, TraceBreakdown } from './report';
-import { buildReport } from './summaryReport';
+import { slowTracesOfBreakdown } from './trace/reconcile';
+import type { JoinSummary, Report, TraceBreakdown } from '../report/model';
+import { buildReport } from './figures/buildReport';
 
-export { buildReport, jsonSafe, type BreakdownParts } from './summaryReport';
+export { buildReport, jsonSafe, type BreakdownParts } from './figures/buildReport';
 
 export async function analyzeRun(store: QueryRunner, options: AnalysisOptions, gates: readonly GateSpec[]): Promise<Report> {
   const info = await ensureBreakdown(store, options);

@@ -4,7 +4,7 @@
  * milliseconds on the probe's one monotonic clock; `null` means not measured (never 0).
  */
 import type { Outcome } from '../formats/outcome';
-import type { WaterfallSpan } from '../analysis/report';
+import type { WaterfallSpan } from '../report/model';
 
 /** Milliseconds since the attempt started (the request object was created), on the monotonic clock. */
 export interface ClientMarks {

@@ -1,5 +1,5 @@
 /** Renderers of the Report model: pure functions from a Report to text (no vscode, no I/O). */
-import type { Report } from '../analysis/report';
+import type { Report } from './model';
 import { renderMarkdownReport } from './markdown';
 import { renderTextReport } from './text';
 

@@ -2,7 +2,7 @@
  * The markdown report: the same content as the terminal report, as GitHub-flavoured tables, for PR
  * comments and the editor's untitled preview.
  */
-import type { Report } from '../analysis/report';
+import type { Report } from './model';
 import { columnAlignment, type Block, type ReportDocument, type TableBlock } from './document';
 import { buildReportDocument } from './sections';
 

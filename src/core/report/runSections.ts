@@ -2,7 +2,7 @@
  * The second half of the report: outcome ledger, windows, gates, slow traces, k6's own summary beside
  * ours, inputs with skipped lines, definitions and warnings.
  */
-import type { GateResult, K6SummaryComparison, QuantileSummary, Report, TraceBreakdown } from '../analysis/report';
+import type { GateResult, K6SummaryComparison, QuantileSummary, Report, TraceBreakdown } from './model';
 import { lines, table, type Section } from './document';
 import { formatCount, formatMegabytes, formatMetricValue, formatMs, formatNumber, formatShare, MISSING } from './format';
 

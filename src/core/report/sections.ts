@@ -2,7 +2,7 @@
  * The order of the report, decided once for every rendering: the verdict and why first, then who owns
  * the tail, the figures behind it, and the bookkeeping (ledger, windows, gates, inputs) last.
  */
-import type { Report } from '../analysis/report';
+import type { Report } from './model';
 import type { ReportDocument, Section } from './document';
 import {
   definitionsSection,

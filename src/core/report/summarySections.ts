@@ -2,7 +2,7 @@
  * The first half of the report: the verdict and why, join coverage both ways, who owns the p95, and
  * the decomposition with its populations. Each builder returns a Section or undefined (nothing to say).
  */
-import type { EnvelopeSummary, MetricTable, QuantileSummary, Report } from '../analysis/report';
+import type { EnvelopeSummary, MetricTable, QuantileSummary, Report } from './model';
 import { lines, table, type Section } from './document';
 import { formatCount, formatMs, formatNumber, formatShare, isDurationMetric, MISSING, verdictLabel } from './format';
 

@@ -2,7 +2,7 @@
  * The terminal report: what a user reads first after `phasewise analyze`. Plain text, tables aligned
  * with spaces, no colour codes (the output is often piped into CI logs).
  */
-import type { Report } from '../analysis/report';
+import type { Report } from './model';
 import { columnAlignment, type Block, type ReportDocument, type TableBlock } from './document';
 import { buildReportDocument } from './sections';
 

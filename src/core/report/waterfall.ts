@@ -2,7 +2,7 @@
  * The single-request view as text: the reconciliation lines (`key=value`, integers) that tie the
  * client's total to the server's phases, and the span waterfall as a bar chart scaled to the root.
  */
-import type { TraceBreakdown, WaterfallSpan } from '../analysis/report';
+import type { TraceBreakdown, WaterfallSpan } from './model';
 import { formatMs, MISSING } from './format';
 import { renderTable } from './text';
 

@@ -1,6 +1,6 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { Report } from '../../core/analysis/report';
+import type { Report } from '../../core/report/model';
 import { CancelledError, ContractError, InputError } from '../../core/errors';
 import { startAnalysis } from '../analysisClient';
 

@@ -6,7 +6,7 @@
 import { createWriteStream } from 'fs';
 import * as path from 'path';
 import { parentPort, workerData } from 'worker_threads';
-import { analysisFor } from '../../core/report/analyzeFiles';
+import { analysisFor } from '../../core/run/analyzeFiles';
 import { remoteBackend } from '../../core/probe/backends/backendSpec';
 import { runProbe, startEmbeddedReceiver, type EmbeddedReceiver } from '../../core/probe/probe';
 import { parseListenAddress } from '../../core/probe/receiver/events';

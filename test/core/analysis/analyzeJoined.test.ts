@@ -2,12 +2,12 @@ import * as assert from 'assert';
 import { readFileSync } from 'fs';
 import { analyzeRun } from '../../../src/core/analysis/analyze';
 import { DEFAULT_ANALYSIS_OPTIONS, type GateSpec } from '../../../src/core/analysis/options';
-import type { EnvelopeSummary, Report } from '../../../src/core/analysis/report';
+import type { EnvelopeSummary, Report } from '../../../src/core/report/model';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { sharedSamplesDir } from '../../helpers/paths';
 import * as path from 'path';
-import { close, jsQuantile } from './analyzeFixture';
+import { close, jsQuantile } from '../../fixtures/analysis/reportTables';
 
 const dir = path.join(sharedSamplesDir, 'joined-otel-js');
 const k6File = path.join(dir, 'k6.ndjson');

@@ -3,7 +3,7 @@ import { readFileSync } from 'fs';
 import * as path from 'path';
 import { analyzeRun } from '../../../src/core/analysis/analyze';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../src/core/analysis/options';
-import type { EnvelopeSummary, QuantileSummary, Report } from '../../../src/core/analysis/report';
+import type { EnvelopeSummary, QuantileSummary, Report } from '../../../src/core/report/model';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { repoRoot } from '../../helpers/paths';

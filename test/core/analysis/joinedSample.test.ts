@@ -1,6 +1,6 @@
 import * as assert from 'assert';
-import { buildBreakdown, type BreakdownInfo } from '../../../src/core/analysis/breakdown';
-import { computeJoinSummary } from '../../../src/core/analysis/join';
+import { buildBreakdown, type BreakdownInfo } from '../../../src/core/analysis/breakdown/breakdown';
+import { computeJoinSummary } from '../../../src/core/analysis/figures/join';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../src/core/analysis/options';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../src/core/store/duckStore';

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_OPTIONS } from '../../../bench/generate/options';
 import { generateRun } from '../../../bench/generate/run';
-import { analyzeFiles } from '../../../src/core/report/analyzeFiles';
+import { analyzeFiles } from '../../../src/core/run/analyzeFiles';
 
 type Q = { n: number; p50: number; p95: number; p99: number };
 interface Expected {

@@ -30,7 +30,7 @@ describe('layer boundaries', () => {
     assert.deepStrictEqual(valueImports, []);
     const offenders = files.filter((f) => !separate.includes(f)).filter((f) =>
       // The probe's receiver, backends and reconciliation too (only its tiny traceparent module is imported).
-      /^import\s+(?!type\b)[^;]*from\s+['"][./]+core\/(analysis|report|store|formats|contract|probe\/(receiver|backends|spans))\//m.test(fs.readFileSync(f, 'utf8')) ||
+      /^import\s+(?!type\b)[^;]*from\s+['"][./]+core\/(analysis|report|run|store|formats|contract|probe\/(receiver|backends|spans))\//m.test(fs.readFileSync(f, 'utf8')) ||
         /^import\s+(?!type\b)[^;]*from\s+['"][./]+core\/probe\/(probe|series|reconcileProbe|hostApi)['"]/m.test(fs.readFileSync(f, 'utf8')),
     );
     assert.deepStrictEqual(offenders, []);

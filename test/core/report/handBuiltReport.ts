@@ -2,7 +2,7 @@
  * A Report built by hand (not by the engine) so the renderers can be tested on known figures:
  * 1000 scheduled, 990 started, 950 succeeded, a gpu_queue budget that broke.
  */
-import type { Report } from '../../../src/core/analysis/report';
+import type { Report } from '../../../src/core/report/model';
 
 export function handBuiltReport(): Report {
   const q = (n: number, p50: number | null, p95: number | null, p99: number | null, mean: number | null) => ({

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import type { TraceBreakdown, WaterfallSpan } from '../../../src/core/analysis/report';
+import type { TraceBreakdown, WaterfallSpan } from '../../../src/core/report/model';
 import { bar, renderReconciliationLines, renderWaterfallText, roundHalfAway } from '../../../src/core/report/waterfall';
 
 function span(name: string, depth: number, start: number, duration: number, phase: string | null): WaterfallSpan {

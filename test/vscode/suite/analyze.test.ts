@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { monitorEventLoopDelay } from 'perf_hooks';
 import * as vscode from 'vscode';
-import type { Report } from '../../../src/core/analysis/report';
+import type { Report } from '../../../src/core/report/model';
 import { FIXTURE } from '../harness/workspace';
 import { runCli } from './cli';
 import { duckdbInProcess, ensureActive, inWorkspace, metrics, uiExpectations, workspaceRoot } from './context';

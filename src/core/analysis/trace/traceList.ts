@@ -4,11 +4,11 @@
  * clicked; each opens its waterfall.
  */
 import type { QueryRunner } from '../../store/duckStore';
-import { ensureBreakdown } from '../breakdown';
+import { ensureBreakdown } from '../breakdown/breakdown';
 import type { AnalysisOptions } from '../options';
-import { phaseColumns, type PhaseColumn } from '../phaseSelect';
-import { MATCHED_SUCCESS } from '../population';
-import type { TraceBreakdown } from '../report';
+import { phaseColumns, type PhaseColumn } from '../breakdown/phaseSelect';
+import { MATCHED_SUCCESS } from '../figures/population';
+import type { TraceBreakdown } from '../../report/model';
 
 /** Which requests: a window by its index (send offset in [index·size, (index+1)·size)), or envelope values in [from, to). */
 export type TraceSelection = { kind: 'window'; index: number } | { kind: 'envelope'; from_ms: number; to_ms: number };

@@ -7,9 +7,9 @@ import type { QueryRunner } from '../../store/duckStore';
 import { spanAttributeListSql } from '../../store/spanAttributes';
 import { renderReconciliationLines } from '../../report/waterfall';
 import type { AnalysisOptions } from '../options';
-import { reconcileTrace } from '../reconcile';
-import type { WaterfallSpan } from '../report';
-import { SPAN_COLUMNS } from '../spanIndex';
+import { reconcileTrace } from './reconcile';
+import type { WaterfallSpan } from '../../report/model';
+import { SPAN_COLUMNS } from '../index/spanIndex';
 import { genAiBadges, maskAttributes } from './attributes';
 import type { ClientRequestTimings, SpanAttribute, TraceModel, TraceSpan, TraceSpanEvent } from './types';
 

@@ -4,7 +4,7 @@
  * to the server root's start (or the trace's earliest span when it has no unique root); durations are
  * each measured by one observer, never a difference of two machines' clocks.
  */
-import type { TraceBreakdown, WaterfallSpan } from '../report';
+import type { TraceBreakdown, WaterfallSpan } from '../../report/model';
 
 /** One attribute as the export holds it; a sensitive value is replaced (`masked`), never shipped. */
 export interface SpanAttribute {

@@ -3,7 +3,7 @@
  * and `phasewise reconcile` (one trace): the view models built from the store, then one page.
  */
 import type { AnalysisOptions, GateSpec } from '../../analysis/options';
-import type { Report } from '../../analysis/report';
+import type { Report } from '../model';
 import { readTraceModel } from '../../analysis/trace/traceModel';
 import { compareWithTypical } from '../../analysis/trace/typicalTrace';
 import type { QueryRunner } from '../../store/duckStore';

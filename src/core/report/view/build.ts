@@ -5,7 +5,7 @@
  */
 import * as path from 'path';
 import type { AnalysisOptions, GateSpec } from '../../analysis/options';
-import type { Report } from '../../analysis/report';
+import type { Report } from '../model';
 import { listTraces, type TraceSelection } from '../../analysis/trace/traceList';
 import { readTraceModel } from '../../analysis/trace/traceModel';
 import { compareWithTypical } from '../../analysis/trace/typicalTrace';

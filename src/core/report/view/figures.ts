@@ -4,8 +4,8 @@
  */
 import type { QueryRunner } from '../../store/duckStore';
 import type { AnalysisOptions } from '../../analysis/options';
-import { phaseColumns } from '../../analysis/phaseSelect';
-import { MATCHED_SUCCESS } from '../../analysis/population';
+import { phaseColumns } from '../../analysis/breakdown/phaseSelect';
+import { MATCHED_SUCCESS } from '../../analysis/figures/population';
 import type { EnvelopeHistogram, HistogramBin, WindowOwnerP95 } from './types';
 
 /** About this many buckets over the envelope's range (a nice width: 1, 2 or 5 × 10^k ms). */

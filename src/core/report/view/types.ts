@@ -3,7 +3,7 @@
  * need (the envelope histogram, per-window owner p95s, the configuration, gate → contract links).
  * Plain JSON: the report webview's initial data and the data embedded in an exported HTML file.
  */
-import type { Report, TraceBreakdown } from '../../analysis/report';
+import type { Report, TraceBreakdown } from '../model';
 import type { TraceComparison, TraceModel } from '../../analysis/trace/types';
 
 /** One bucket [from_ms, to_ms) of network_envelope_ms over matched successes. */

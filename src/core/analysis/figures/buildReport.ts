@@ -1,0 +1,208 @@
+/**
+ * Assembles the Report from the breakdown tables (request_breakdown, root_breakdown, trace_roots) and
+ * the raw tables. Kept apart from analyzeRun so the report can be rebuilt on tables that already exist
+ * (re-analysis with other gates) and tested on breakdown rows written directly.
+ */
+import type { QueryRunner } from '../../store/duckStore';
+import { PHASEWISE_VERSION } from '../../version';
+import type { FigureCache } from './figureCache';
+import { evaluateGates, gatherRunFigures, steadyWindowShort } from './gates';
+import { computeLedger, type LedgerResult } from './ledger';
+import {
+  computeClientTable,
+  computeMatchedTable,
+  computeServerTable,
+  ENVELOPE_COLUMN,
+  matchedMetricColumns,
+  PHASE_INDEPENDENT_COLUMNS,
+  serverMetricColumns,
+  readBreakdownColumns,
+  withData,
+  type BreakdownColumns,
+} from './metrics';
+import type { AnalysisOptions, GateSpec } from '../options';
+import { steadyWindowOf } from './population';
+import { assertIdentifier } from './quantileSql';
+import type { EnvelopeSummary, JoinSummary, MetricTable, Report, TraceBreakdown } from '../../report/model';
+import { definitions, readInputs, readK6Summaries, readLoadIssues } from './bookkeeping';
+import { computeTail } from './tail';
+import { decideVerdict } from './verdict';
+import { computeWindows } from './windows';
+
+/** What the join side produced for this analysis (see the analysis contract). */
+export interface BreakdownParts {
+  phaseColumns: readonly string[];
+  warnings: readonly string[];
+  join: JoinSummary;
+  slowTraces: TraceBreakdown[];
+  /**
+   * Where the whole-run figures (columns, metric tables, ledger) of these breakdown tables are kept
+   * between analyses; without it they are computed.
+   */
+  cache?: FigureCache;
+}
+
+/**
+ * A metric table whose phase-independent columns are cached apart (FigureCache.getBase: reused by a
+ * re-analysis with another phase mapping) from the phase-dependent ones (per build). Each column's
+ * summary is its own aggregate over the same rows, so computing the columns in two statements gives
+ * the same values; the table is reassembled in the original column order (the report's key order).
+ */
+async function splitTable(
+  cache: FigureCache | undefined,
+  name: string,
+  phaseKey: string,
+  full: readonly string[],
+  compute: (only?: readonly string[]) => Promise<MetricTable>,
+): Promise<MetricTable> {
+  if (!cache) return compute();
+  const base = full.filter((c) => PHASE_INDEPENDENT_COLUMNS.has(c));
+  const rest = full.filter((c) => !PHASE_INDEPENDENT_COLUMNS.has(c));
+  const baseName = `${name}:${base.join(',')}`;
+  const restName = `${name}:${phaseKey}`;
+  // Neither part stored (a first analysis): one statement for all columns, stored as the two parts.
+  let whole: MetricTable | undefined;
+  if (!cache.has(baseName, true) && !cache.has(restName, false)) whole = await compute();
+  const part = (cols: readonly string[]) => async (): Promise<MetricTable> =>
+    whole ? Object.fromEntries(cols.map((c) => [c, whole[c]])) : compute(cols);
+  const a = base.length > 0 ? await cache.getBase<MetricTable>(baseName, part(base)) : {};
+  const b = rest.length > 0 ? await cache.get<MetricTable>(restName, part(rest)) : {};
+  const table: MetricTable = {};
+  for (const c of full) {
+    const summary = a[c] ?? b[c];
+    if (summary !== undefined) table[c] = summary;
+  }
+  return table;
+}
+
+/** A figure from the cache when there is one, else computed. */
+function cached<T>(cache: FigureCache | undefined, name: string, compute: () => Promise<T>): Promise<T> {
+  return cache ? cache.get(name, compute) : compute();
+}
+
+/**
+ * Every Report section from the breakdown tables: metric tables (one SQL pass per population), ledger,
+ * windows, tail and attribution, gates, verdict, bookkeeping. JSON-safe: no NaN, Infinity or bigint.
+ */
+export async function buildReport(
+  store: QueryRunner,
+  options: AnalysisOptions,
+  gates: readonly GateSpec[],
+  parts: BreakdownParts,
+): Promise<Report> {
+  const phaseColumns = parts.phaseColumns.map(assertIdentifier);
+  const steady = steadyWindowOf(options);
+
+  const cache = parts.cache;
+  // Sets do not survive JSON: cached as arrays.
+  const columnLists = await cached(cache, 'columns', async () => {
+    const c = await readBreakdownColumns(store);
+    return { request: [...c.request], root: [...c.root] };
+  });
+  const columns: BreakdownColumns = { request: new Set(columnLists.request), root: new Set(columnLists.root) };
+  // Keyed by the phase columns too: a cache is per breakdown build, whose phases are fixed, but the
+  // key keeps a caller passing other phase columns from reading another table.
+  const phaseKey = phaseColumns.join(',');
+  const matchedFull = matchedMetricColumns(phaseColumns).filter((c) => columns.request.has(c));
+  const matchedAll = await splitTable(cache, 'matched', phaseKey, matchedFull, (only) =>
+    computeMatchedTable(store, phaseColumns, columns, { only }),
+  );
+  const clientAll = cache ? await cache.getBase<MetricTable>('client', () => computeClientTable(store, columns)) : await computeClientTable(store, columns);
+  const serverFull = serverMetricColumns(phaseColumns).filter((c) => columns.root.has(c));
+  const serverAll = await splitTable(cache, 'server', phaseKey, serverFull, (only) => computeServerTable(store, phaseColumns, columns, only));
+  const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
+
+  // Outcome counts: independent of the phase mapping.
+  const { ledger, notes: ledgerNotes } = cache
+    ? await cache.getBase<LedgerResult>('ledger', () => computeLedger(store))
+    : await computeLedger(store);
+  const windows = await computeWindows(store, options.windowSizeMs, steady);
+  const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, columns, matchedAll.client_total_ms);
+
+  const figures = await gatherRunFigures(store, gates, {
+    phaseColumns,
+    columns,
+    ledger,
+    join: parts.join,
+    envelope,
+    matched: matchedAll,
+    server: serverAll,
+    steady,
+  });
+  const gateResults = evaluateGates(gates, figures);
+  const verdict = decideVerdict({
+    gates: gateResults,
+    ledger,
+    tailAttribution,
+    steadyShort: steadyWindowShort(figures, gates) ? { declaredMs: figures.declaredSteadyMs ?? 0, coveredMs: figures.coveredSteadyMs ?? 0 } : null,
+    contentEventParseErrors: figures.contentEventParseErrors,
+  });
+
+  const warnings = [...parts.warnings, ...ledgerNotes];
+  const join = parts.join;
+  if (join.client_requests > 0 && join.server_spans > 0 && join.matched === 0) {
+    warnings.push(
+      join.valid_trace_ids === 0
+        ? `join coverage 0 %: none of the ${join.client_requests} client records carries a valid trace ID.`
+        : `join coverage 0 %: client and server files share no trace ID (${join.valid_trace_ids} valid client trace IDs, ${join.server_traces} server traces).`,
+    );
+  } else if (join.client_requests > 0 && join.server_spans === 0) {
+    warnings.push(`no server spans were loaded: only client-only figures are available for the ${join.client_requests} client records.`);
+  }
+  // The join side usually reports negative envelopes already (with its own diagnosis); say it once.
+  if (envelope && envelope.negative.count > 0 && !warnings.some((w) => /negative network envelope/i.test(w))) {
+    warnings.push(
+      `${envelope.negative.count} of ${envelope.n} matched successes (${(envelope.negative.share * 100).toFixed(2)} %) have a negative network envelope, ` +
+        `most negative ${envelope.negative.most_negative_ms?.toFixed(1)} ms: a few ms usually means the root span ends before the response is flushed; large values mean wrong units or a bad join.`,
+    );
+  }
+  if (ledger.in_flight > 0) {
+    warnings.push(`${ledger.in_flight} k6 iteration(s) have no request row: in flight when the run stopped, or lost.`);
+  }
+  if (windows.withoutOffset > 0) {
+    warnings.push(`${windows.withoutOffset} started request(s) have no send time and appear in no window.`);
+  }
+  if (figures.startedInSteady === 0 && ledger.started > 0 && (steady.startMs !== null || steady.endMs !== null)) {
+    warnings.push('no request was sent inside the declared steady window: check steady start/end against the run offsets.');
+  }
+
+  const report: Report = {
+    phasewise_version: PHASEWISE_VERSION,
+    inputs: await readInputs(store),
+    load_issues: await readLoadIssues(store),
+    join,
+    metrics: withData(matchedAll),
+    client_only: withData(clientAll),
+    server_only: withData(serverAll),
+    outcomes: ledger,
+    windows: windows.report,
+    tail,
+    tail_attribution: tailAttribution,
+    gates: gateResults,
+    verdict,
+    slow_traces: parts.slowTraces,
+    k6_summaries: await readK6Summaries(store),
+    definitions: definitions(options),
+    warnings,
+  };
+  return jsonSafe(report);
+}
+
+/** The report is the `--format json` output: NaN/Infinity become null and bigints numbers (or strings). */
+export function jsonSafe<T>(value: T): T {
+  return sanitize(value) as T;
+}
+
+function sanitize(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'bigint') {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+  }
+  if (Array.isArray(value)) return value.map(sanitize);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = sanitize(v);
+    return out;
+  }
+  return value;
+}
