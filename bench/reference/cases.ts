@@ -112,7 +112,7 @@ export function referenceSequences(roots: CaseRoots): Sequence[] {
       id: 'db-samples',
       steps: [
         // Only the first run loads: a second load of the same files into the same database is a reload,
-        // which main (4d116d7) did not tell apart from the first load (see test/core/analysis/breakdown/reload.test.ts).
+        // which main (4d116d7) did not tell apart from the first load (test/core/analysis/catalog/freshness.test.ts).
         analyze('01-load', [...db, ...k6], ['json']),
         analyze('01-reanalyse', [...db], ['text', 'md']),
         analyze('02-steady', [...db, '--contract', s('steady.loadcontract.yaml')]),

@@ -1,49 +1,32 @@
 /**
  * `--threshold 'client_total_ms.p95<=2000'` → GateSpec. The category decides what a broken gate means
- * for the verdict (DESIGN §2), so it follows from the figure, never from the user's wording.
+ * for the verdict (DESIGN §2), so it follows from the figure (the metric catalog,
+ * core/analysis/catalog/metrics.ts), never from the user's wording.
  */
+import { METRIC_DECLS, RUN_FIGURES } from '../core/analysis/catalog/metrics';
 import type { GateCategory, GateSpec, GateStat, PhaseDefinition } from '../core/analysis/options';
 import { UNIT_MS } from '../core/contract/durations';
 import { UsageError } from './args';
 
 const STATS: readonly GateStat[] = ['p50', 'p95', 'p99', 'mean', 'max', 'value', 'share'];
 
-/** Request-level latency objectives. */
-const SLO_METRICS = new Set([
-  'client_total_ms',
-  'client_ttft_ms',
-  'client_ttfb_ms',
-  'server_ttft_ms',
-  'ttft_envelope_ms',
-  'itl_ms',
-  'generation_ms_per_output_token',
-]);
+/** Request-level latency objectives and the parts of a request budgeted like a phase (the phase is the metric without `_ms`). */
+const SLO_METRICS = METRIC_DECLS.filter((m) => m.gate === 'slo').map((m) => m.column);
+const BUDGET_METRICS = METRIC_DECLS.filter((m) => m.gate === 'budget').map((m) => m.column);
 
-/** Parts of the request that are budgeted like a phase (the phase is the metric without `_ms`). */
-const BUDGET_METRICS = new Set(['server_root_ms', 'network_envelope_ms', 'transport_setup_ms', 'unattributed_server_ms']);
-
-const RUN_METRICS: Readonly<Record<string, GateCategory>> = {
-  error_rate: 'quality',
-  dropped_iterations: 'workload',
-  scheduler_lag_ms: 'workload',
-  achieved_start_rate: 'workload',
-  steady_window_ms: 'workload',
-  join_coverage: 'coverage',
-  negative_envelope_share: 'instrumentation',
-  counters_reconcile: 'instrumentation',
-  content_event_parse_errors: 'instrumentation',
-};
-
-/** Which verdict category a figure belongs to, or undefined when the figure is unknown. */
+/**
+ * Which verdict category a figure belongs to, or undefined when the figure is unknown. A figure that
+ * names TTFT is a latency objective whatever else it names.
+ */
 export function categoryOf(metric: string, phases: readonly PhaseDefinition[]): GateCategory | undefined {
-  if (SLO_METRICS.has(metric) || metric.includes('ttft')) return 'slo';
-  if (BUDGET_METRICS.has(metric) || phases.some((p) => `${p.name}_ms` === metric)) return 'budget';
-  return RUN_METRICS[metric];
+  if (SLO_METRICS.includes(metric) || metric.includes('ttft')) return 'slo';
+  if (BUDGET_METRICS.includes(metric) || phases.some((p) => `${p.name}_ms` === metric)) return 'budget';
+  return RUN_FIGURES.find((f) => f.name === metric)?.gate;
 }
 
 /** Figures a threshold may name, for the error message. */
 export function knownMetrics(phases: readonly PhaseDefinition[]): string[] {
-  return [...SLO_METRICS, ...BUDGET_METRICS, ...phases.map((p) => `${p.name}_ms`), ...Object.keys(RUN_METRICS)];
+  return [...SLO_METRICS, ...BUDGET_METRICS, ...phases.map((p) => `${p.name}_ms`), ...RUN_FIGURES.map((f) => f.name)];
 }
 
 const PATTERN = /^\s*([a-z][a-z0-9_]*)\.([a-z0-9]+)\s*(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(ms|s|m|%)?\s*$/i;

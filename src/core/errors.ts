@@ -13,13 +13,18 @@ export class InputError extends Error {
   }
 }
 
-/** A DuckDB failure, with the SQL that caused it kept for the log (never shown with user data inlined). */
+/**
+ * A DuckDB failure, with the SQL that caused it kept for the log (never shown with user data inlined)
+ * and, for the analysis's statements, the statement's name (analysis/sql/statement.ts), which the
+ * message then starts with.
+ */
 export class StoreError extends Error {
   constructor(
     message: string,
     readonly sql: string,
+    readonly statement?: string,
   ) {
-    super(message);
+    super(statement !== undefined ? `${statement}: ${message}` : message);
     this.name = 'StoreError';
   }
 }

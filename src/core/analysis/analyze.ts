@@ -1,28 +1,27 @@
 /**
- * analyzeRun: the one entry point from loaded tables to the Report. The join side materialises the
- * breakdown tables (rebuilt from the loaded run, never re-parsed), then every figure is SQL over them.
+ * analyzeRun: the one entry point from loaded tables to the Report. The pipeline makes the derived
+ * relations current (breakdown/pipeline.ts: rebuilt from the loaded run when stale, never re-parsed),
+ * then every figure is SQL over them, the ones that only depend on them kept between analyses
+ * (figures/figureCache.ts).
  */
+import type { JoinSummary, Report, TraceBreakdown } from '../report/model';
 import type { QueryRunner } from '../store/duckStore';
-import { ensureBreakdown } from './breakdown/breakdown';
+import { ensureBreakdown } from './breakdown/pipeline';
+import { collectBreakdownWarnings } from './breakdown/warnings';
+import { buildReport } from './figures/buildReport';
 import { FigureCache } from './figures/figureCache';
 import { computeJoinSummary } from './figures/join';
 import type { AnalysisOptions, GateSpec } from './options';
-import { slowTracesOfBreakdown } from './trace/reconcile';
-import type { JoinSummary, Report, TraceBreakdown } from '../report/model';
-import { buildReport } from './figures/buildReport';
-
-export { buildReport, jsonSafe, type BreakdownParts } from './figures/buildReport';
+import { slowTracesOfBreakdown } from './trace/slowTraces';
 
 export async function analyzeRun(store: QueryRunner, options: AnalysisOptions, gates: readonly GateSpec[]): Promise<Report> {
   const info = await ensureBreakdown(store, options);
-  // Figures that only depend on the breakdown tables are computed once per build and read back by
-  // every later analysis of the same build (figureCache.ts).
-  const cache = info.buildId !== undefined ? await FigureCache.open(store, info.buildId, info.baseId) : undefined;
-  // The join summary does not depend on the phase mapping (trace_roots and client_index only).
-  const join = cache ? await cache.getBase<JoinSummary>('join', () => computeJoinSummary(store)) : await computeJoinSummary(store);
+  const cache = await FigureCache.open(store, info.stamps);
+  const warnings = await cache.get<string[]>('warnings', () => collectBreakdownWarnings(store, options));
+  const join = await cache.get<JoinSummary>('join', () => computeJoinSummary(store));
   const slow = await cachedSlowTraces(store, options, cache);
-  const report = await buildReport(store, options, gates, { phaseColumns: info.phaseColumns, warnings: info.warnings, join, slowTraces: slow, cache });
-  await cache?.flush();
+  const report = await buildReport(store, options, gates, { phaseColumns: info.phaseColumns, warnings, join, slowTraces: slow, cache });
+  await cache.flush();
   return report;
 }
 
@@ -32,13 +31,12 @@ const SLOW_TRACES_CACHED = 100;
 /**
  * The slowest matched successes. Their order (client_total_ms DESC, row_id) is total, so the list for
  * a smaller limit is a prefix of the list for a larger one: one cached list of max(limit, 100) serves
- * every later --slow up to that length. (Fetching the wide rows of the top-N is the costly part, ≈ 0.1 s
- * at 100k, whatever N.)
+ * every later --slow up to that length (fetching the wide rows of the top-N is the costly part,
+ * whatever N).
  */
-async function cachedSlowTraces(store: QueryRunner, options: AnalysisOptions, cache: FigureCache | undefined): Promise<TraceBreakdown[]> {
+async function cachedSlowTraces(store: QueryRunner, options: AnalysisOptions, cache: FigureCache): Promise<TraceBreakdown[]> {
   const limit = Math.max(0, Math.floor(options.slowTraceCount));
-  if (!cache) return slowTracesOfBreakdown(store, options, limit);
-  const stored = await cache.get('slow', async () => {
+  const stored = await cache.get('slow_traces', async () => {
     const cachedLimit = Math.max(limit, SLOW_TRACES_CACHED);
     return { limit: cachedLimit, rows: await slowTracesOfBreakdown(store, options, cachedLimit) };
   });

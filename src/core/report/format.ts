@@ -3,6 +3,7 @@
  * views print the same figure the same way: milliseconds with one decimal, shares as percentages,
  * counts with thousands separators, and "–" for a figure that does not exist (never 0).
  */
+import { SHARE_FIGURES } from '../analysis/catalog/metrics';
 
 /** Printed where a figure is absent (no data), so that it is never mistaken for zero. */
 export const MISSING = '–';
@@ -46,12 +47,9 @@ export function isDurationMetric(metric: string): boolean {
   return metric.endsWith('_ms') || metric.endsWith('_ms_per_output_token') || metric === 'steady_window_ms';
 }
 
-/** Metrics whose value is a fraction (printed as a percentage). */
-const SHARE_METRICS = new Set(['error_rate', 'join_coverage', 'negative_envelope_share', 'tail_share']);
-
 /** Formats a gate's observed value or limit according to what the metric measures. */
 export function formatMetricValue(metric: string, stat: string, value: number | null | undefined): string {
-  if (stat === 'share' || SHARE_METRICS.has(metric)) return formatShare(value);
+  if (stat === 'share' || SHARE_FIGURES.has(metric)) return formatShare(value);
   if (isDurationMetric(metric)) return formatMs(value);
   return formatNumber(value);
 }

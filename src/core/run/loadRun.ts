@@ -9,9 +9,9 @@ import { InputError } from '../errors';
 import { loadFiles, type LoadedFile } from '../formats/loadFiles';
 import type { ProgressSink } from '../formats/types';
 import type { QueryRunner } from '../store/duckStore';
+import { markLoadedTablesChanged } from '../analysis/catalog/derivedMeta';
+import { LOADED_TABLES } from '../analysis/catalog/relations';
 
-/** The tables readers fill (schema.ts); emptied before a database file is loaded again. */
-const LOADED_TABLES = ['sources', 'load_issues', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
 
 export interface RunFiles {
   run: readonly string[];
@@ -58,9 +58,14 @@ export async function loadRun(store: QueryRunner, files: RunFiles, options: Load
   return loaded;
 }
 
-/** Empties the loaded tables so a database file can be filled with another run (no duplicated rows). */
+/**
+ * Empties the loaded tables so a database file can be filled with another run (no duplicated rows),
+ * and marks them changed: the same files loaded again give the same counts and rowids but not the
+ * same row at each rowid, so nothing derived from the previous load may pass for current.
+ */
 export async function clearLoadedRun(store: QueryRunner): Promise<void> {
   for (const name of LOADED_TABLES) await store.run(`DELETE FROM ${name}`);
+  await markLoadedTablesChanged(store);
 }
 
 /** How many files a store (a database file given with --db) holds: 0 means there is nothing to re-analyse. */

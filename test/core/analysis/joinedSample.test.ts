@@ -1,5 +1,6 @@
 import * as assert from 'assert';
-import { buildBreakdown, type BreakdownInfo } from '../../../src/core/analysis/breakdown/breakdown';
+import { buildBreakdown } from '../../../src/core/analysis/breakdown/pipeline';
+import { collectBreakdownWarnings } from '../../../src/core/analysis/breakdown/warnings';
 import { computeJoinSummary } from '../../../src/core/analysis/figures/join';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../src/core/analysis/options';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
@@ -27,12 +28,13 @@ const EXPECTED_SUMS = { gateway_ms: 1305.114509000001, gpu_queue_ms: 5.758790999
 
 describe('breakdown of the real joined sample (joined-otel-js)', () => {
   let store: DuckStore;
-  let info: BreakdownInfo;
+  let warnings: string[];
   before(async () => {
     store = new DuckStore();
     const dir = path.join(sharedSamplesDir, 'joined-otel-js');
     await loadFiles(store, [path.join(dir, 'k6.ndjson'), path.join(dir, 'spans.otlp.jsonl')]);
-    info = await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+    await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+    warnings = await collectBreakdownWarnings(store, DEFAULT_ANALYSIS_OPTIONS);
   });
   after(async () => store.close());
 
@@ -80,10 +82,10 @@ describe('breakdown of the real joined sample (joined-otel-js)', () => {
   });
 
   it('warns about the 15 negative envelopes among the 107 matched successes', () => {
-    const w = info.warnings.find((x) => x.includes('negative network envelope'));
-    assert.ok(w, info.warnings.join('\n'));
+    const w = warnings.find((x) => x.includes('negative network envelope'));
+    assert.ok(w, warnings.join('\n'));
     assert.ok(w.startsWith('15 of 107 matched successful requests'), w);
     assert.ok(w.includes('most negative -1.476 ms'), w);
-    assert.ok(!info.warnings.some((x) => x.includes('µs written as ns')), 'no unit warning on a correct run');
+    assert.ok(!warnings.some((x) => x.includes('µs written as ns')), 'no unit warning on a correct run');
   });
 });

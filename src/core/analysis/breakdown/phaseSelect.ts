@@ -1,32 +1,7 @@
-import type { PhaseDefinition, SpanMatcher } from '../options';
+import { RESERVED_COLUMNS } from '../catalog/columns';
 import type { AttributeReader } from '../index/attributeLookups';
+import type { PhaseDefinition, SpanMatcher } from '../options';
 import { SqlParams, sqlIdentifier } from '../sql/params';
-
-/** Columns of request_breakdown that a phase column must not shadow. */
-const RESERVED_COLUMNS = new Set([
-  'client_total_ms',
-  'server_root_ms',
-  'network_envelope_ms',
-  'transport_setup_ms',
-  'unattributed_server_ms',
-  'server_ttft_ms',
-  'client_ttft_ms',
-  'client_ttfb_ms',
-  'client_itl_ms',
-  'ttft_envelope_ms',
-  'itl_ms',
-  'offset_ms',
-  'start_ms',
-  'send_offset_ms',
-  'scheduled_offset_ms',
-  'scheduler_lag_ms',
-  'blocked_ms',
-  'connecting_ms',
-  'tls_handshaking_ms',
-  'sending_ms',
-  'waiting_ms',
-  'receiving_ms',
-]);
 
 /** A phase ready for SQL: its bit in `span_phase.phase_mask` and its validated column name. */
 export interface PhaseColumn {
@@ -38,6 +13,7 @@ export interface PhaseColumn {
 /** Phases are stored as bits of one BIGINT per span, which leaves room for 62 of them. */
 const MAX_PHASES = 62;
 
+/** The phases' columns and bits; throws on a name that is not a plain identifier, collides with another column of the breakdown views (catalog/columns.ts) or is given twice. */
 export function phaseColumns(phases: readonly PhaseDefinition[]): PhaseColumn[] {
   if (phases.length > MAX_PHASES) throw new Error(`at most ${MAX_PHASES} phases are supported, got ${phases.length}`);
   const seen = new Set<string>();
@@ -54,7 +30,7 @@ export function phaseColumns(phases: readonly PhaseDefinition[]): PhaseColumn[] 
  * SQL boolean for one matcher over a `spans`-shaped row aliased `s` (every clause given must hold).
  * A matcher with no clause selects nothing: an empty selector is a contract mistake, not "every span".
  * Attribute clauses go through `attrs`: in the index's scan of spans, one typing of an OTLP list per
- * row (attributeLookups.ts); on re-analysis, the per-key attribute cache (attributeCache.ts).
+ * row (index/attributeLookups.ts); on re-analysis, the per-key attribute cache (index/attributeCache.ts).
  */
 function matcherSql(m: SpanMatcher, params: SqlParams, attrs: AttributeReader): string {
   const clauses: string[] = [];

@@ -1,7 +1,8 @@
 import type { QueryRunner } from '../../store/duckStore';
 import type { AnalysisOptions } from '../options';
+import type { SqlParams } from '../sql/params';
+import { exec } from '../sql/statement';
 import type { PhaseColumn } from './phaseSelect';
-import { SqlParams } from '../sql/params';
 
 /**
  * `root_tree`: every span under each unique root (the root included), with its depth and phase_mask
@@ -15,7 +16,9 @@ import { SqlParams } from '../sql/params';
  * detached spans in the warnings instead of being silently added to a phase.
  */
 export async function buildRootTree(store: QueryRunner): Promise<void> {
-  await store.run(
+  await exec(
+    store,
+    'root_tree',
     `CREATE OR REPLACE VIEW root_tree AS
      SELECT r.root_node_id AS root_node, i.node_id, r.trace_id, s.span_id, s.name, i.depth,
             coalesce(p.phase_mask, 0::BIGINT) AS phase_mask, i.start_ns, i.end_ns, i.duration_ms, i.output_tokens
@@ -27,8 +30,6 @@ export async function buildRootTree(store: QueryRunner): Promise<void> {
 }
 
 /**
- * (Windows and groups are keyed by the root's integer node ID, not the 32-character trace ID.)
- *
  * `phase_sel` (temp) holds the top-most selected spans per (root, phase); `trace_phase_ms` (a CTE of
  * root_figures, see tracePhasesSql): per unique-root trace, one `<phase>_ms` column per phase (DESIGN §1).
  *
@@ -39,7 +40,8 @@ export async function buildRootTree(store: QueryRunner): Promise<void> {
  * overlapping spans (concurrent siblings, or one inside another) counts its interval union,
  * max(end) − min(start). "How far the earlier spans run past this start" is measured against the
  * running maximum end, so a short span nested in time inside a long sibling joins its group rather
- * than being added on top.
+ * than being added on top. Windows and groups are keyed by the root's integer node ID, not the
+ * 32-character trace ID.
  */
 export async function buildPhaseSelection(store: QueryRunner, phases: readonly PhaseColumn[]): Promise<void> {
   // One row per (top-most selected span, phase), keyed by root_node * 64 + bit (an integer partition
@@ -59,7 +61,9 @@ export async function buildPhaseSelection(store: QueryRunner, phases: readonly P
   // the root (most selected spans) has the root as its only ancestor: its anc_mask is the root's own
   // mask, one join with the few selected roots. Only deeper spans join their ancestors lists (unnested)
   // with the selected spans; no recursion either way.
-  await store.run(
+  await exec(
+    store,
+    'phase_sel',
     `CREATE OR REPLACE TEMP TABLE phase_sel AS
      WITH tsel0 AS (
        SELECT p.node_id, i.top_node AS root_node, p.phase_mask, i.start_ns, i.end_ns, i.duration_ms, i.ancestors

@@ -1,5 +1,6 @@
 import type { QueryRunner } from '../../store/duckStore';
 import type { AnalysisOptions } from '../options';
+import { query } from '../sql/statement';
 
 interface WarningFigures extends Record<string, unknown> {
   matched_ratio_n: number;
@@ -30,13 +31,15 @@ function fmt(ms: number | null): string {
 }
 
 /**
- * Data-quality warnings on the breakdown tables (BreakdownInfo.warnings): unit mistakes, negative
- * envelopes, clock issues, de-duplicated spans, fallback roots, detached spans, content-event issues.
- * Everything is counted in SQL; the text only formats the counts.
+ * Data-quality warnings on the breakdown tables (the cached figure `warnings`): unit mistakes,
+ * negative envelopes, clock issues, de-duplicated spans, fallback roots, detached spans, content-event
+ * issues. Everything is counted in SQL; the text only formats the counts.
  */
 export async function collectBreakdownWarnings(store: QueryRunner, options: AnalysisOptions): Promise<string[]> {
   const granularityMs = options.timestampGranularityMs;
-  const [f] = await store.all<WarningFigures>(
+  const [f] = await query<WarningFigures>(
+    store,
+    'breakdown warnings',
     `WITH rb AS (
        -- One pass over request_breakdown for all request figures (FILTERed aggregates).
        SELECT count(*) FILTER (WHERE matched AND client_total_ms > 0 AND server_root_ms > 0) AS matched_ratio_n,
@@ -63,7 +66,7 @@ export async function collectBreakdownWarnings(store: QueryRunner, options: Anal
      )
      SELECT rb.*,
        (SELECT count(*) FROM spans) AS raw_spans,
-       (SELECT spans_without_ids FROM span_index_meta) AS spans_without_ids,
+       (SELECT spans_without_ids FROM span_index_counts) AS spans_without_ids,
        (SELECT count(*) FROM span_index) AS span_nodes,
        roots.fallback_roots, roots.unique_root_spans, tree.tree_spans, tree.outside_root,
        (SELECT count(*) FROM load_issues WHERE code ILIKE '%content%') AS content_issues

@@ -3,80 +3,69 @@
  * the raw tables. Kept apart from analyzeRun so the report can be rebuilt on tables that already exist
  * (re-analysis with other gates) and tested on breakdown rows written directly.
  */
+import type { EnvelopeSummary, JoinSummary, MetricTable, Report, TraceBreakdown } from '../../report/model';
 import type { QueryRunner } from '../../store/duckStore';
 import { PHASEWISE_VERSION } from '../../version';
+import type { FigureName } from '../catalog/figures';
+import { isPhaseIndependent, metricColumns, reportDefinitions } from '../catalog/metrics';
+import type { AnalysisOptions, GateSpec } from '../options';
+import { sqlIdentifier } from '../sql/params';
+import { readInputs, readK6Summaries, readLoadIssues } from './bookkeeping';
 import type { FigureCache } from './figureCache';
 import { evaluateGates, gatherRunFigures, steadyWindowShort } from './gates';
 import { computeLedger, type LedgerResult } from './ledger';
-import {
-  computeClientTable,
-  computeMatchedTable,
-  computeServerTable,
-  ENVELOPE_COLUMN,
-  matchedMetricColumns,
-  PHASE_INDEPENDENT_COLUMNS,
-  serverMetricColumns,
-  readBreakdownColumns,
-  withData,
-  type BreakdownColumns,
-} from './metrics';
-import type { AnalysisOptions, GateSpec } from '../options';
+import { computeClientTable, computeMatchedTable, computeServerTable, ENVELOPE_COLUMN, withData } from './metrics';
 import { steadyWindowOf } from './population';
-import { assertIdentifier } from './quantileSql';
-import type { EnvelopeSummary, JoinSummary, MetricTable, Report, TraceBreakdown } from '../../report/model';
-import { definitions, readInputs, readK6Summaries, readLoadIssues } from './bookkeeping';
 import { computeTail } from './tail';
 import { decideVerdict } from './verdict';
 import { computeWindows } from './windows';
 
-/** What the join side produced for this analysis (see the analysis contract). */
+/** What the join side produced for this analysis (analyze.ts). */
 export interface BreakdownParts {
   phaseColumns: readonly string[];
   warnings: readonly string[];
   join: JoinSummary;
   slowTraces: TraceBreakdown[];
   /**
-   * Where the whole-run figures (columns, metric tables, ledger) of these breakdown tables are kept
-   * between analyses; without it they are computed.
+   * Where the whole-run figures (metric tables, ledger) of these breakdown tables are kept between
+   * analyses; without it they are computed.
    */
   cache?: FigureCache;
 }
 
 /**
- * A metric table whose phase-independent columns are cached apart (FigureCache.getBase: reused by a
- * re-analysis with another phase mapping) from the phase-dependent ones (per build). Each column's
- * summary is its own aggregate over the same rows, so computing the columns in two statements gives
- * the same values; the table is reassembled in the original column order (the report's key order).
+ * A metric table whose phase-independent columns (catalog/metrics.ts) are cached apart from the
+ * phase-dependent ones: the first figure is kept across phase mappings, the second per mapping. Each
+ * column's summary is its own aggregate over the same rows, so computing the columns in two
+ * statements gives the same values; the table is reassembled in the original column order (the
+ * report's key order).
  */
 async function splitTable(
   cache: FigureCache | undefined,
-  name: string,
-  phaseKey: string,
-  full: readonly string[],
+  figures: { independent: FigureName; dependent: FigureName },
+  columns: readonly string[],
   compute: (only?: readonly string[]) => Promise<MetricTable>,
 ): Promise<MetricTable> {
   if (!cache) return compute();
-  const base = full.filter((c) => PHASE_INDEPENDENT_COLUMNS.has(c));
-  const rest = full.filter((c) => !PHASE_INDEPENDENT_COLUMNS.has(c));
-  const baseName = `${name}:${base.join(',')}`;
-  const restName = `${name}:${phaseKey}`;
+  const independent = columns.filter(isPhaseIndependent);
+  const dependent = columns.filter((c) => !isPhaseIndependent(c));
   // Neither part stored (a first analysis): one statement for all columns, stored as the two parts.
   let whole: MetricTable | undefined;
-  if (!cache.has(baseName, true) && !cache.has(restName, false)) whole = await compute();
-  const part = (cols: readonly string[]) => async (): Promise<MetricTable> =>
+  if (!cache.has(figures.independent, independent) && !cache.has(figures.dependent, dependent)) whole = await compute();
+  const subset = (cols: readonly string[]) => async (): Promise<MetricTable> =>
     whole ? Object.fromEntries(cols.map((c) => [c, whole[c]])) : compute(cols);
-  const a = base.length > 0 ? await cache.getBase<MetricTable>(baseName, part(base)) : {};
-  const b = rest.length > 0 ? await cache.get<MetricTable>(restName, part(rest)) : {};
+  const kept = independent.length > 0 ? await cache.get<MetricTable>(figures.independent, subset(independent), independent) : {};
+  const perMapping = dependent.length > 0 ? await cache.get<MetricTable>(figures.dependent, subset(dependent), dependent) : {};
   const table: MetricTable = {};
-  for (const c of full) {
-    const summary = a[c] ?? b[c];
+  for (const c of columns) {
+    const summary = kept[c] ?? perMapping[c];
     if (summary !== undefined) table[c] = summary;
   }
   return table;
 }
 
 /** A figure from the cache when there is one, else computed. */
-function cached<T>(cache: FigureCache | undefined, name: string, compute: () => Promise<T>): Promise<T> {
+function cached<T>(cache: FigureCache | undefined, name: FigureName, compute: () => Promise<T>): Promise<T> {
   return cache ? cache.get(name, compute) : compute();
 }
 
@@ -90,38 +79,31 @@ export async function buildReport(
   gates: readonly GateSpec[],
   parts: BreakdownParts,
 ): Promise<Report> {
-  const phaseColumns = parts.phaseColumns.map(assertIdentifier);
+  const phaseColumns = parts.phaseColumns.map((c) => sqlIdentifier(c));
   const steady = steadyWindowOf(options);
 
   const cache = parts.cache;
-  // Sets do not survive JSON: cached as arrays.
-  const columnLists = await cached(cache, 'columns', async () => {
-    const c = await readBreakdownColumns(store);
-    return { request: [...c.request], root: [...c.root] };
-  });
-  const columns: BreakdownColumns = { request: new Set(columnLists.request), root: new Set(columnLists.root) };
-  // Keyed by the phase columns too: a cache is per breakdown build, whose phases are fixed, but the
-  // key keeps a caller passing other phase columns from reading another table.
-  const phaseKey = phaseColumns.join(',');
-  const matchedFull = matchedMetricColumns(phaseColumns).filter((c) => columns.request.has(c));
-  const matchedAll = await splitTable(cache, 'matched', phaseKey, matchedFull, (only) =>
-    computeMatchedTable(store, phaseColumns, columns, { only }),
+  const matchedAll = await splitTable(
+    cache,
+    { independent: 'matched_metrics', dependent: 'matched_phase_metrics' },
+    metricColumns('matched', phaseColumns),
+    (only) => computeMatchedTable(store, phaseColumns, { only }),
   );
-  const clientAll = cache ? await cache.getBase<MetricTable>('client', () => computeClientTable(store, columns)) : await computeClientTable(store, columns);
-  const serverFull = serverMetricColumns(phaseColumns).filter((c) => columns.root.has(c));
-  const serverAll = await splitTable(cache, 'server', phaseKey, serverFull, (only) => computeServerTable(store, phaseColumns, columns, only));
+  const clientAll = await cached(cache, 'client_metrics', () => computeClientTable(store));
+  const serverAll = await splitTable(
+    cache,
+    { independent: 'server_metrics', dependent: 'server_phase_metrics' },
+    metricColumns('server', phaseColumns),
+    (only) => computeServerTable(store, phaseColumns, only),
+  );
   const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
 
-  // Outcome counts: independent of the phase mapping.
-  const { ledger, notes: ledgerNotes } = cache
-    ? await cache.getBase<LedgerResult>('ledger', () => computeLedger(store))
-    : await computeLedger(store);
+  const { ledger, notes: ledgerNotes } = await cached<LedgerResult>(cache, 'ledger', () => computeLedger(store));
   const windows = await computeWindows(store, options.windowSizeMs, steady);
-  const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, columns, matchedAll.client_total_ms);
+  const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, matchedAll.client_total_ms);
 
   const figures = await gatherRunFigures(store, gates, {
     phaseColumns,
-    columns,
     ledger,
     join: parts.join,
     envelope,
@@ -182,7 +164,7 @@ export async function buildReport(
     verdict,
     slow_traces: parts.slowTraces,
     k6_summaries: await readK6Summaries(store),
-    definitions: definitions(options),
+    definitions: reportDefinitions(options),
     warnings,
   };
   return jsonSafe(report);

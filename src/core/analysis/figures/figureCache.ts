@@ -1,39 +1,26 @@
 /**
- * Report figures that depend only on the breakdown tables (whole-run metric tables, join summary,
- * outcome ledger), kept in the database beside them. They do not change when a re-analysis only
- * changes windows, gates or slow-trace ordering, so a re-analysis reads them back (one small query)
- * instead of recomputing about fifteen quantile_cont sorts over request_breakdown (DESIGN §6:
+ * Report figures kept in the database beside the breakdown (the catalog's cached figures,
+ * catalog/figures.ts): whole-run metric tables, join summary, ledger, slow traces, warnings. A
+ * re-analysis that changes only windows, gates or slow-trace count reads them back in one small
+ * query instead of recomputing about fifteen quantile_cont sorts over request_breakdown (DESIGN §6:
  * re-analysis ≤ 0.5 s at 100k requests).
  *
- * Validity: every row carries the build_id of the breakdown it was computed from (a fresh uuid per
- * buildBreakdown, stored in breakdown_meta), so a row is only read back for the very tables it
- * describes; buildBreakdown deletes the rows of other builds. Exception: the phase-independent figures
- * (getBase, names `base:…`) carry the base stamp instead (breakdown.ts baseStamp: options other than the
- * phases, and the span index build), so a re-analysis with another phase mapping reads them back.
- * Values round-trip through JSON: finite doubles, null, strings and booleans come back identical (the
- * report never carries NaN, Infinity or bigint).
+ * Each row carries the figure's stamp (catalog/stamps.ts), so it is read back only for what it was
+ * computed from; the rows a new analysis does not use are deleted when it writes its own. Values
+ * round-trip through JSON: finite doubles, null, strings and booleans come back identical (the report
+ * never carries NaN, Infinity or bigint).
  */
 import type { QueryRunner } from '../../store/duckStore';
+import type { FigureName } from '../catalog/figures';
+import type { Stamps } from '../catalog/stamps';
+import { SqlParams } from '../sql/params';
+import { exec, query } from '../sql/statement';
 
 export const FIGURES_TABLE = 'breakdown_figures';
 
-/** Creates the (empty) table; buildBreakdown calls it after dropping the old one. */
+/** Creates the table empty (breakdown/pipeline.ts, when it is absent or not the declared one). */
 export async function resetFigureCache(store: QueryRunner): Promise<void> {
-  await store.run(`CREATE OR REPLACE TABLE ${FIGURES_TABLE} (build_id VARCHAR, name VARCHAR, json VARCHAR)`);
-}
-
-/**
- * Keeps only the figures stored under `baseId` (the phase-independent ones of breakdowns with the
- * same non-phase options and span index build: breakdown.ts baseStamp), creating the table when
- * absent. Figures of any other build are deleted.
- */
-export async function keepBaseFigures(store: QueryRunner, baseId: string): Promise<void> {
-  await store.run(`CREATE TABLE IF NOT EXISTS ${FIGURES_TABLE} (build_id VARCHAR, name VARCHAR, json VARCHAR)`);
-  await store.run(`DELETE FROM ${FIGURES_TABLE} WHERE build_id IS DISTINCT FROM $1`, [baseId]);
-}
-
-export async function dropFigureCache(store: QueryRunner): Promise<void> {
-  await store.run(`DROP TABLE IF EXISTS ${FIGURES_TABLE}`);
+  await exec(store, FIGURES_TABLE, `CREATE OR REPLACE TABLE ${FIGURES_TABLE} (stamp VARCHAR, name VARCHAR, json VARCHAR)`);
 }
 
 /**
@@ -41,73 +28,57 @@ export async function dropFigureCache(store: QueryRunner): Promise<void> {
  * writes what was computed in one INSERT (one write to a --db file instead of one per figure).
  */
 export class FigureCache {
-  private readonly pending: Array<{ id: string; name: string; json: string }> = [];
+  private readonly pending: Array<{ stamp: string; name: string; json: string }> = [];
+  /** Stamps read or computed by this analysis: every other row is stale once it writes. */
+  private readonly used = new Set<string>();
 
   private constructor(
     private readonly store: QueryRunner,
-    private readonly buildId: string,
-    private readonly stored: Map<string, string>,
-    /** Stamp of the phase-independent figures (getBase); without it they are kept per build. */
-    private readonly baseId: string | undefined,
+    private readonly stamps: Stamps,
+    /** name → stamp → JSON, as stored. */
+    private readonly stored: Map<string, Map<string, string>>,
   ) {}
 
-  /**
-   * Reads every figure stored for this breakdown (an absent table means none), and with `baseId` the
-   * phase-independent figures stored under it (their names start with `base:`).
-   */
-  static async open(store: QueryRunner, buildId: string, baseId?: string): Promise<FigureCache> {
-    const [{ n }] = await store.all<{ n: number }>(
-      `SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${FIGURES_TABLE}' AND NOT temporary`,
-    );
-    const stored = new Map<string, string>();
-    if (n > 0) {
-      const rows = await store.all<{ name: string; json: string }>(
-        `SELECT name, json FROM ${FIGURES_TABLE} WHERE build_id = $1 OR (build_id = $2 AND starts_with(name, 'base:'))`,
-        [buildId, baseId ?? null],
-      );
-      for (const r of rows) stored.set(r.name, r.json);
+  /** Reads the stored figures (the table is current: breakdown/pipeline.ts made it). */
+  static async open(store: QueryRunner, stamps: Stamps): Promise<FigureCache> {
+    const rows = await query<{ stamp: string; name: string; json: string }>(store, 'stored figures', `SELECT stamp, name, json FROM ${FIGURES_TABLE}`);
+    const stored = new Map<string, Map<string, string>>();
+    for (const r of rows) {
+      let byStamp = stored.get(r.name);
+      if (byStamp === undefined) stored.set(r.name, (byStamp = new Map()));
+      byStamp.set(r.stamp, r.json);
     }
-    return new FigureCache(store, buildId, stored, baseId);
+    return new FigureCache(store, stamps, stored);
   }
 
-  async get<T>(name: string, compute: () => Promise<T>): Promise<T> {
-    return this.read(this.buildId, name, compute);
-  }
-
-  /**
-   * A figure that does not depend on the phase mapping (a re-analysis with another mapping reuses
-   * it): stored under the base stamp as `base:<name>`, or per build when the cache has no base stamp.
-   */
-  async getBase<T>(name: string, compute: () => Promise<T>): Promise<T> {
-    return this.baseId === undefined ? this.read(this.buildId, name, compute) : this.read(this.baseId, `base:${name}`, compute);
-  }
-
-  /** Whether a figure is stored (`base`: a getBase name). */
-  has(name: string, base: boolean): boolean {
-    return this.stored.has(base && this.baseId !== undefined ? `base:${name}` : name);
-  }
-
-  private async read<T>(id: string, name: string, compute: () => Promise<T>): Promise<T> {
-    const json = this.stored.get(name);
+  /** The figure `name` for this analysis's stamps; `detail` names what varies within it (stamps.ts figure). */
+  async get<T>(name: FigureName, compute: () => Promise<T>, detail: readonly string[] = []): Promise<T> {
+    const stamp = this.stamps.figure(name, detail);
+    this.used.add(stamp);
+    const json = this.stored.get(name)?.get(stamp);
     if (json !== undefined) return JSON.parse(json) as T;
     const value = await compute();
     const text = JSON.stringify(value);
-    this.stored.set(name, text);
-    this.pending.push({ id, name, json: text });
+    let byStamp = this.stored.get(name);
+    if (byStamp === undefined) this.stored.set(name, (byStamp = new Map()));
+    byStamp.set(stamp, text);
+    this.pending.push({ stamp, name, json: text });
     return value;
   }
 
-  /** Writes the figures computed since open (a no-op on a fully cached re-analysis). */
+  /** Whether the figure is stored for this analysis's stamps. */
+  has(name: FigureName, detail: readonly string[] = []): boolean {
+    return this.stored.get(name)?.has(this.stamps.figure(name, detail)) === true;
+  }
+
+  /** Writes the figures computed since open and drops the rows no longer current (a no-op on a fully cached re-analysis). */
   async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    const params: string[] = [];
-    const rows = this.pending.map((p) => {
-      params.push(p.id, p.name, p.json);
-      const i = params.length;
-      return `($${i - 2}, $${i - 1}, $${i})`;
-    });
-    await this.store.run(`CREATE TABLE IF NOT EXISTS ${FIGURES_TABLE} (build_id VARCHAR, name VARCHAR, json VARCHAR)`);
-    await this.store.run(`INSERT INTO ${FIGURES_TABLE} VALUES ${rows.join(', ')}`, params);
+    const used = new SqlParams();
+    await exec(this.store, 'forget stale figures', `DELETE FROM ${FIGURES_TABLE} WHERE NOT ${used.inList('stamp', [...this.used])}`, used.values);
+    const params = new SqlParams();
+    const rows = this.pending.map((p) => `(${params.bind(p.stamp)}, ${params.bind(p.name)}, ${params.bind(p.json)})`);
+    await exec(this.store, 'store figures', `INSERT INTO ${FIGURES_TABLE} VALUES ${rows.join(', ')}`, params.values);
     this.pending.length = 0;
   }
 }

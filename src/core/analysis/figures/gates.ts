@@ -4,7 +4,9 @@
  * are known; run-level gates read the ledger, the join and the generator's delivery.
  */
 import type { QueryRunner } from '../../store/duckStore';
-import { computeClientTable, computeMatchedTable, computeStartedLag, type BreakdownColumns } from './metrics';
+import { RUN_FIGURE_NAMES } from '../catalog/metrics';
+import { query } from '../sql/statement';
+import { computeClientTable, computeMatchedTable, computeStartedLag } from './metrics';
 import type { GateSpec, GateStat } from '../options';
 import { describeWindow, isSteadyDeclared, steadyPredicate, type SteadyWindow } from './population';
 import { finiteOrNull } from './quantileSql';
@@ -36,7 +38,6 @@ export interface RunFigures {
 
 export interface GatherInputs {
   phaseColumns: readonly string[];
-  columns: BreakdownColumns;
   ledger: OutcomeLedger;
   join: JoinSummary;
   envelope: EnvelopeSummary | undefined;
@@ -46,21 +47,8 @@ export interface GatherInputs {
   steady: SteadyWindow;
 }
 
-/** Run-level figures read by name; every other gate metric is a quantile metric of a population. */
-const RUN_LEVEL_METRICS = new Set([
-  'error_rate',
-  'dropped_iterations',
-  'scheduler_lag_ms',
-  'join_coverage',
-  'negative_envelope_share',
-  'achieved_start_rate',
-  'steady_window_ms',
-  'counters_reconcile',
-  'content_event_parse_errors',
-]);
-
 function metricsFor(gates: readonly GateSpec[], population: 'matched' | 'client'): string[] {
-  return gates.filter((g) => !RUN_LEVEL_METRICS.has(g.metric) && (g.population ?? 'matched') === population).map((g) => g.metric);
+  return gates.filter((g) => !RUN_FIGURE_NAMES.has(g.metric) && (g.population ?? 'matched') === population).map((g) => g.metric);
 }
 
 /**
@@ -69,7 +57,7 @@ function metricsFor(gates: readonly GateSpec[], population: 'matched' | 'client'
  */
 export async function gatherRunFigures(store: QueryRunner, gates: readonly GateSpec[], inputs: GatherInputs): Promise<RunFigures> {
   const pred = steadyPredicate(inputs.steady);
-  const query = { where: pred.sql, params: pred.params };
+  const steadyQuery = { where: pred.sql, params: pred.params };
   const matchedMetrics = metricsFor(gates, 'matched');
   const clientMetrics = metricsFor(gates, 'client');
   const declared = isSteadyDeclared(inputs.steady);
@@ -77,11 +65,13 @@ export async function gatherRunFigures(store: QueryRunner, gates: readonly GateS
     matchedMetrics.length === 0
       ? {}
       : declared
-        ? await computeMatchedTable(store, inputs.phaseColumns, inputs.columns, { ...query, only: matchedMetrics })
+        ? await computeMatchedTable(store, inputs.phaseColumns, { ...steadyQuery, only: matchedMetrics })
         : inputs.matched;
-  const steadyClient = clientMetrics.length === 0 ? {} : await computeClientTable(store, inputs.columns, { ...query, only: clientMetrics });
-  const steadyLag = gates.some((g) => g.metric === 'scheduler_lag_ms') ? await computeStartedLag(store, inputs.columns, query) : undefined;
-  const [span] = await store.all(
+  const steadyClient = clientMetrics.length === 0 ? {} : await computeClientTable(store, { ...steadyQuery, only: clientMetrics });
+  const steadyLag = gates.some((g) => g.metric === 'scheduler_lag_ms') ? await computeStartedLag(store, steadyQuery) : undefined;
+  const [span] = await query(
+    store,
+    'steady window figures',
     `SELECT count(*) FILTER (WHERE ${pred.sql}) AS started_in,
             max(offset_ms) AS last_send,
             max(offset_ms + coalesce(client_total_ms, 0)) AS last_end,

@@ -1,4 +1,5 @@
 import type { QueryRunner } from '../../store/duckStore';
+import { query } from '../sql/statement';
 import type { JoinSummary } from '../../report/model';
 
 type JoinCounts = Omit<JoinSummary, 'coverage' | 'coverage_of_valid'>;
@@ -17,7 +18,9 @@ export async function computeJoinSummary(store: QueryRunner): Promise<JoinSummar
   // A client row with a valid trace ID has the trace_no of the trace with that ID (client_index),
   // so "some valid client row has this root's trace ID" is an integer semi-join, and a client-side
   // duplicate ID with several root candidates is one whose client_index trace_no has them.
-  const [c] = await store.all<JoinCounts & Record<string, unknown>>(
+  const [c] = await query<JoinCounts & Record<string, unknown>>(
+    store,
+    'join summary',
     `WITH rb AS (
        SELECT count(*) AS client_requests,
               count(*) FILTER (WHERE coalesce(trace_id, '') <> '') AS with_trace_id,

@@ -6,6 +6,7 @@
  * generator and the files, so no latency figure can be trusted: the verdict is instrumentation_failure.
  */
 import type { QueryRunner } from '../../store/duckStore';
+import { query } from '../sql/statement';
 import { finiteOrNull } from './quantileSql';
 import type { OutcomeLedger, OutcomeName } from '../../report/model';
 
@@ -31,12 +32,16 @@ export interface LedgerResult {
 }
 
 export async function computeLedger(store: QueryRunner): Promise<LedgerResult> {
-  const counterRows = await store.all<CounterRow>(
+  const counterRows = await query<CounterRow>(
+    store,
+    'run counters',
     `SELECT metric, sum(value) AS value FROM run_counters
      WHERE metric IN ('iterations', 'dropped_iterations', 'scheduled') GROUP BY metric`,
   );
   const counters = new Map(counterRows.map((r) => [r.metric, finiteOrNull(r.value)]));
-  const outcomeRows = await store.all<OutcomeRow>(
+  const outcomeRows = await query<OutcomeRow>(
+    store,
+    'outcomes',
     'SELECT outcome, count(*) AS n FROM request_breakdown GROUP BY outcome ORDER BY outcome NULLS LAST',
   );
   return buildLedger(counters, outcomeRows);

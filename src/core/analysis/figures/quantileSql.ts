@@ -4,15 +4,9 @@
  * default and k6's Trend percentiles).
  */
 import type { Params, QueryRunner, Row } from '../../store/duckStore';
+import { query } from '../sql/statement';
 import type { EnvelopeSummary, QuantileSummary } from '../../report/model';
-
-const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
-
-/** Column and table names are built into SQL, so they must be plain identifiers. */
-export function assertIdentifier(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new Error(`not a plain SQL identifier: ${JSON.stringify(name)}`);
-  return name;
-}
+import { sqlIdentifier } from '../sql/params';
 
 /** A JSON-safe number: NaN, ±Infinity and non-numbers become null (the report never carries them). */
 export function finiteOrNull(value: unknown): number | null {
@@ -26,7 +20,7 @@ export function emptySummary(): QuantileSummary {
 
 /** The column as a finite DOUBLE or NULL, so a stray NaN/Infinity never reaches a quantile. */
 function finiteExpr(column: string): string {
-  const c = `CAST("${assertIdentifier(column)}" AS DOUBLE)`;
+  const c = `CAST("${sqlIdentifier(column)}" AS DOUBLE)`;
   return `CASE WHEN isfinite(${c}) THEN ${c} END`;
 }
 
@@ -36,8 +30,8 @@ function finiteExpr(column: string): string {
  * instead of re-evaluating the guard in each of the five aggregates).
  */
 export function summarySelect(column: string, alias: string = column, filter?: string, prefiltered = false): string {
-  const e = prefiltered ? `"${assertIdentifier(column)}"` : finiteExpr(column);
-  const a = assertIdentifier(alias);
+  const e = prefiltered ? `"${sqlIdentifier(column)}"` : finiteExpr(column);
+  const a = sqlIdentifier(alias);
   // A FILTER clause lets several populations share one scan (e.g. per-window figures).
   const f = filter ? ` FILTER (WHERE ${filter})` : '';
   return [
@@ -67,7 +61,7 @@ export function readSummary(row: Row, alias: string): QuantileSummary {
 
 /** Extra select items for the never-clamped envelope: count and most negative value below zero. */
 function negativeSelect(column: string): string {
-  const e = `"${assertIdentifier(column)}"`;
+  const e = `"${sqlIdentifier(column)}"`;
   return `count(*) FILTER (WHERE ${e} < 0) AS "neg__count", min(${e}) FILTER (WHERE ${e} < 0) AS "neg__min"`;
 }
 
@@ -92,17 +86,17 @@ export async function computeQuantileTable(
   store: QueryRunner,
   request: QuantileTableRequest,
 ): Promise<Record<string, QuantileSummary | EnvelopeSummary>> {
-  const columns = request.columns.map(assertIdentifier);
+  const columns = request.columns.map((c) => sqlIdentifier(c));
   if (columns.length === 0) return {};
   const items = columns.map((c) => summarySelect(c, c, undefined, true));
   const envelope = request.envelopeColumn !== undefined && columns.includes(request.envelopeColumn) ? request.envelopeColumn : undefined;
   if (envelope !== undefined) items.push(negativeSelect(envelope));
-  const source = `"${assertIdentifier(request.table)}"`;
+  const source = `"${sqlIdentifier(request.table)}"`;
   const from = request.projection ? `(SELECT ${request.projection} FROM ${source}) AS t` : source;
   // Filter the population and make every column a finite DOUBLE once, then aggregate in one pass.
   const inner = `SELECT ${columns.map((c) => `${finiteExpr(c)} AS "${c}"`).join(', ')} FROM ${from}${request.where ? ` WHERE ${request.where}` : ''}`;
   const sql = `SELECT ${items.join(', ')} FROM (${inner}) AS f`;
-  const [row] = await store.all(sql, request.params);
+  const [row] = await query(store, `quantiles of ${request.table}`, sql, request.params);
   const table: Record<string, QuantileSummary | EnvelopeSummary> = {};
   for (const c of columns) table[c] = readSummary(row ?? {}, c);
   if (envelope !== undefined) table[envelope] = withNegatives(table[envelope], row ?? {});

@@ -4,10 +4,12 @@
  * the client p95. Means are additive where percentiles are not, so the shares add up to the total.
  */
 import type { QueryRunner } from '../../store/duckStore';
-import { ENVELOPE_COLUMN, type BreakdownColumns } from './metrics';
+import { query } from '../sql/statement';
+import { ENVELOPE_COLUMN } from './metrics';
 import type { AnalysisOptions, GateSpec } from '../options';
 import { MATCHED_SUCCESS } from './population';
-import { assertIdentifier, finiteOrNull } from './quantileSql';
+import { sqlIdentifier } from '../sql/params';
+import { finiteOrNull } from './quantileSql';
 import type { PhaseShare, QuantileSummary, TailAttribution, TailFigures } from '../../report/model';
 
 /** Budget for the tail share: explicit option first, else the total-latency SLO limit. */
@@ -29,7 +31,7 @@ const FINITE_TOTAL = `${MATCHED_SUCCESS} AND isfinite(client_total_ms)`;
 function owners(phaseColumns: readonly string[]): Array<{ phase: string; column: string }> {
   return [
     { phase: 'network_envelope', column: ENVELOPE_COLUMN },
-    ...phaseColumns.map((c) => ({ phase: assertIdentifier(c).replace(/_ms$/, ''), column: c })),
+    ...phaseColumns.map((c) => ({ phase: sqlIdentifier(c).replace(/_ms$/, ''), column: c })),
     { phase: 'unattributed_server', column: 'unattributed_server_ms' },
   ];
 }
@@ -48,17 +50,18 @@ export async function computeTail(
   options: AnalysisOptions,
   gates: readonly GateSpec[],
   phaseColumns: readonly string[],
-  cols: BreakdownColumns,
   total: QuantileSummary | undefined,
 ): Promise<TailResult> {
   const budget = tailBudget(options, gates);
   const n = total?.n ?? 0;
   const p50 = n > 0 ? (total?.p50 ?? null) : null;
   const threshold = n > 0 ? (total?.p95 ?? null) : null;
-  const list = owners(phaseColumns).filter((o) => cols.request.has(o.column));
+  const list = owners(phaseColumns);
   const inTail = 'client_total_ms > $2::DOUBLE';
   const means = list.map((o, i) => `, avg("${o.column}") FILTER (WHERE ${inTail}) AS m${i}`).join('');
-  const [row] = await store.all(
+  const [row] = await query(
+    store,
+    'tail',
     `SELECT count(*) FILTER (WHERE client_total_ms > $1::DOUBLE) AS above_budget,
             count(*) FILTER (WHERE ${inTail}) AS tail_n,
             avg(client_total_ms) FILTER (WHERE ${inTail}) AS tail_total${means}

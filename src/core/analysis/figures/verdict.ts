@@ -4,23 +4,11 @@
  * A run whose counters do not reconcile cannot be judged on latency at all, and a run that did not
  * deliver its workload cannot fail or pass its SLO: that is why the order is not "worst gate wins".
  */
+import { RUN_FIGURES, SHARE_FIGURES } from '../catalog/metrics';
 import type { GateCategory } from '../options';
 import type { GateResult, OutcomeLedger, TailAttribution, Verdict } from '../../report/model';
 
 type Level = 'instrumentation' | 'inconclusive' | 'fail';
-
-/** Run-level figures decide their level whatever category the gate was filed under. */
-const METRIC_LEVEL: Record<string, Level> = {
-  negative_envelope_share: 'instrumentation',
-  counters_reconcile: 'instrumentation',
-  content_event_parse_errors: 'instrumentation',
-  dropped_iterations: 'inconclusive',
-  scheduler_lag_ms: 'inconclusive',
-  achieved_start_rate: 'inconclusive',
-  steady_window_ms: 'inconclusive',
-  join_coverage: 'inconclusive',
-  error_rate: 'fail',
-};
 
 const CATEGORY_LEVEL: Record<GateCategory, Level> = {
   instrumentation: 'instrumentation',
@@ -31,8 +19,11 @@ const CATEGORY_LEVEL: Record<GateCategory, Level> = {
   quality: 'fail',
 };
 
+/** Run-level figures decide their level by their catalog category, whatever category the gate was filed under. */
+const METRIC_LEVEL: ReadonlyMap<string, Level> = new Map(RUN_FIGURES.map((f) => [f.name, CATEGORY_LEVEL[f.gate]]));
+
 export function gateLevel(gate: Pick<GateResult, 'metric' | 'category'>): Level {
-  return METRIC_LEVEL[gate.metric] ?? CATEGORY_LEVEL[gate.category];
+  return METRIC_LEVEL.get(gate.metric) ?? CATEGORY_LEVEL[gate.category];
 }
 
 export interface VerdictInputs {
@@ -44,15 +35,13 @@ export interface VerdictInputs {
   contentEventParseErrors: number;
 }
 
-const SHARE_METRICS = new Set(['error_rate', 'join_coverage', 'negative_envelope_share']);
-
 function round(v: number, digits: number): string {
   return Number.isInteger(v) ? String(v) : v.toFixed(digits);
 }
 
 /** A value with the unit its metric implies (ms, %, per second). */
 export function formatGateValue(metric: string, stat: string, v: number): string {
-  if (SHARE_METRICS.has(metric) || stat === 'share') return `${round(v * 100, 2)} %`;
+  if (SHARE_FIGURES.has(metric) || stat === 'share') return `${round(v * 100, 2)} %`;
   if (metric === 'achieved_start_rate') return `${round(v, 2)}/s`;
   if (metric.endsWith('_ms')) return `${round(v, 1)} ms`;
   return round(v, 3);

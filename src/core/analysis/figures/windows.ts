@@ -3,6 +3,7 @@
  * warm-up must be visible to be excluded. One grouped SQL pass computes every window.
  */
 import type { QueryRunner, Row } from '../../store/duckStore';
+import { query } from '../sql/statement';
 import { ENVELOPE_COLUMN } from './metrics';
 import { MATCHED_SUCCESS, type SteadyWindow } from './population';
 import { emptySummary, finiteOrNull, readSummary, summarySelect } from './quantileSql';
@@ -23,7 +24,9 @@ export async function computeWindows(store: QueryRunner, sizeMs: number, steady:
   // out of every aggregate), instead of as a FILTER on each of the ten aggregates.
   const value = (c: string): string =>
     `CASE WHEN ${MATCHED_SUCCESS} AND isfinite(CAST(${c} AS DOUBLE)) THEN CAST(${c} AS DOUBLE) END AS ${c}`;
-  const rows = await store.all(
+  const rows = await query(
+    store,
+    'windows',
     `SELECT idx,
             count(*) AS started,
             count(*) FILTER (WHERE succeeded) AS succeeded,
@@ -36,7 +39,7 @@ export async function computeWindows(store: QueryRunner, sizeMs: number, steady:
      GROUP BY idx ORDER BY idx`,
     [sizeMs],
   );
-  const [missing] = await store.all<{ n: number }>('SELECT count(*) AS n FROM request_breakdown WHERE NOT coalesce(isfinite(offset_ms), false)');
+  const [missing] = await query<{ n: number }>(store, 'requests without offset', 'SELECT count(*) AS n FROM request_breakdown WHERE NOT coalesce(isfinite(offset_ms), false)');
   const windows = fillWindows(rows, sizeMs, steady);
   return { report: { size_ms: sizeMs, windows, worst: worstWindow(windows) }, withoutOffset: missing?.n ?? 0 };
 }

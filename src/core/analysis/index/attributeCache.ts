@@ -1,118 +1,104 @@
-import type { QueryRunner } from '../../store/duckStore';
-import { type AttributeReader, ProjectedAttributeLookups } from './attributeLookups';
-import { SqlParams } from '../sql/params';
-
 /**
- * Per-key span attribute cache, kept in the database beside the span index and valid for exactly one
- * build of it (span_index_meta.build_id): re-analysis with another phase mapping reads the attribute
- * lookups of its selectors from here instead of testing and typing the OTLP attribute text of every
- * span again (bench 100k: that scan was ≈ 0.8 s of a ≈ 2.8 s phase re-analysis).
+ * Per-key span attribute cache, kept beside the span index and stamped with it (catalog/stamps.ts:
+ * span_attr_keys and span_attr_cache read span_index, so a new index resets them): a re-analysis with
+ * another phase mapping reads the attribute lookups of its selectors from here instead of testing and
+ * typing the OTLP attribute text of every span again.
  *
- * - `span_attr_cache` (key_no, node_id, present, value): per key, the indexed spans (node_id = rowid of
- *   the kept copy) for which has(key) is true (present), with value(key), exactly as SpanAttributeLookups
- *   gives them (map first, then the OTLP list). A span without a row has has() false, and then value()
- *   is NULL too (cacheColumnsSql), so a lookup through the cache gives the same value on every span.
- * - `span_attr_keys` (key, key_no, build_id): the keys whose rows are complete for that index build.
- *   The first analysis writes the keys of its phase selectors (looked up in the index's scan anyway);
- *   a key first used later is scanned once (ensureCachedKeys) and added.
- *
- * buildSpanIndex drops both tables before it writes anything, so a cache never outlives its index.
+ * - `span_attr_cache` (key_no, node_id, present, value): per key, the indexed spans for which has(key)
+ *   is true, with value(key), exactly as SpanAttributeLookups gives them (map first, then the OTLP
+ *   list). A span without a row has has() false, and then value() is NULL too (cacheEntrySql), so a
+ *   lookup through the cache gives the same value on every span.
+ * - `span_attr_keys` (key, key_no): the keys whose rows are complete. The first analysis writes the
+ *   keys of its phase selectors (looked up in the index's scan anyway); a key first used later is
+ *   scanned once (ensureCachedKeys) and added.
  */
+import type { QueryRunner } from '../../store/duckStore';
+import { SqlParams } from '../sql/params';
+import { exec, query } from '../sql/statement';
+import { type AttributeReader, ProjectedAttributeLookups } from './attributeLookups';
+
 export const ATTR_CACHE_TABLE = 'span_attr_cache';
 export const ATTR_KEYS_TABLE = 'span_attr_keys';
 
-/** Drops the cache (buildSpanIndex, before the index it describes is replaced). */
-export async function dropAttributeCache(store: QueryRunner): Promise<void> {
-  await store.run(`DROP TABLE IF EXISTS ${ATTR_KEYS_TABLE}`);
-  await store.run(`DROP TABLE IF EXISTS ${ATTR_CACHE_TABLE}`);
+/** Empties the cache (its stamp changed: a new span index). */
+export async function resetAttributeCache(store: QueryRunner): Promise<void> {
+  await exec(store, ATTR_CACHE_TABLE, `CREATE OR REPLACE TABLE ${ATTR_CACHE_TABLE} (key_no INTEGER, node_id BIGINT, present BOOLEAN, value VARCHAR)`);
+  await exec(store, ATTR_KEYS_TABLE, `CREATE OR REPLACE TABLE ${ATTR_KEYS_TABLE} (key VARCHAR, key_no INTEGER)`);
 }
 
-async function createCacheTables(store: QueryRunner): Promise<void> {
-  await store.run(`CREATE TABLE IF NOT EXISTS ${ATTR_CACHE_TABLE} (key_no INTEGER, node_id BIGINT, present BOOLEAN, value VARCHAR)`);
-  await store.run(`CREATE TABLE IF NOT EXISTS ${ATTR_KEYS_TABLE} (key VARCHAR, key_no INTEGER, build_id VARCHAR)`);
-}
-
-/** Column name of key number i in a table written with cacheColumnsSql() columns (span_links, attr_scan). */
-export function cacheColumn(i: number): string {
-  return `attr_${i}`;
+/** The cache-entry column of the i-th key written in a scan (span_links, attr_scan). */
+export function cacheEntryColumn(i: number): string {
+  return `cache_entry_${i}`;
 }
 
 /**
- * The one column of key `key` (number i) that the cache is written from: NULL when has() is false,
- * else '0' for a NULL value() and '1' || value(). A non-NULL value() implies has() (it comes from the
- * MAP key or from a non-empty match in the OTLP list, which is what has() tests), so a row without
- * has() has nothing to keep. One mostly-NULL VARCHAR per key: two columns (value, has) per key carried
- * through span_links cost ≈ 0.2 s of the first analysis at 100k.
+ * The cache-entry column of key `key` (number i in its scan): NULL when has() is false, else '0' for a
+ * NULL value() and '1' || value(). A non-NULL value() implies has() (it comes from the MAP key or from a
+ * non-empty match in the OTLP list, which is what has() tests), so a row without has() has nothing to
+ * keep. One mostly-NULL VARCHAR per key is cheaper to carry through the index's scan than a value and a
+ * flag.
  */
-export function cacheColumnsSql(attrs: AttributeReader, key: string, i: number): string {
-  return `CASE WHEN ${attrs.has(key)} THEN CASE WHEN ${attrs.value(key)} IS NULL THEN '0' ELSE '1' || ${attrs.value(key)} END END AS ${cacheColumn(i)}`;
+export function cacheEntrySql(attrs: AttributeReader, key: string, i: number): string {
+  return `CASE WHEN ${attrs.has(key)} THEN CASE WHEN ${attrs.value(key)} IS NULL THEN '0' ELSE '1' || ${attrs.value(key)} END END AS ${cacheEntryColumn(i)}`;
 }
 
 /**
- * For the span index's scan: `keys`, the cache columns to select (`, <expr> AS attr_<i>` …) and to
- * carry from the CTE `from` (`, from.attr_<i>` …).
+ * For the span index's scan: `keys`, the cache-entry columns to select (`, <expr> AS cache_entry_<i>`
+ * …) and to carry from the CTE `from` (`, from.cache_entry_<i>` …).
  */
 export function scanCacheColumns(attrs: ProjectedAttributeLookups, from: string, keys: string[]): { keys: string[]; select: string; carry: string } {
   return {
     keys,
-    select: keys.map((k, i) => `, ${cacheColumnsSql(attrs, k, i)}`).join(''),
-    carry: keys.map((_, i) => `, ${from}.${cacheColumn(i)}`).join(''),
+    select: keys.map((k, i) => `, ${cacheEntrySql(attrs, k, i)}`).join(''),
+    carry: keys.map((_, i) => `, ${from}.${cacheEntryColumn(i)}`).join(''),
   };
 }
 
-/** SQL: the row has a cache entry for key number i. */
-function hasEntry(i: number): string {
-  return `${cacheColumn(i)} IS NOT NULL`;
-}
-
 /**
- * Writes the rows of `keys` from `table` (cacheColumnsSql() columns per key, and node_id), then records the keys as complete for index build `buildId`. Rows carry a small key
- * number, not the key text: the first load writes ≈ 400k rows at 100k requests, and a CREATE … AS
- * with an integer key cost ≈ 0.13 s there against ≈ 0.36 s for an INSERT with the key text.
+ * Writes the rows of `keys` from `table` (a cache-entry column per key, and node_id), then records the
+ * keys as complete. Rows carry a small key number, not the key text (a CREATE … AS with an integer key
+ * writes the ≈ 4 rows per span of a first load faster than an INSERT with the text).
  */
-export async function writeCachedKeys(store: QueryRunner, table: 'span_links' | 'attr_scan', keys: readonly string[], buildId: string): Promise<void> {
-  await createCacheTables(store);
+export async function writeCachedKeys(store: QueryRunner, table: 'span_links' | 'attr_scan', keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  const [{ next, rows }] = await store.all<{ next: number; rows: number }>(
-    `SELECT (SELECT coalesce(max(key_no) + 1, 0) FROM ${ATTR_KEYS_TABLE}) AS next, (SELECT count(*) FROM ${ATTR_CACHE_TABLE}) AS rows`,
+  // Numbered past every row, listed or not: an interrupted write may have left rows of an unlisted number.
+  const [{ next, rows }] = await query<{ next: number; rows: number }>(
+    store,
+    'next attribute key number',
+    `SELECT greatest((SELECT coalesce(max(key_no) + 1, 0) FROM ${ATTR_KEYS_TABLE}), (SELECT coalesce(max(key_no) + 1, 0) FROM ${ATTR_CACHE_TABLE})) AS next,
+            (SELECT count(*) FROM ${ATTR_CACHE_TABLE}) AS rows`,
   );
   const selects = keys.map(
     (_, i) =>
       `SELECT ${next + i}::INTEGER AS key_no, node_id, true AS present,
-              CASE WHEN starts_with(${cacheColumn(i)}, '1') THEN substr(${cacheColumn(i)}, 2) END AS value
-       FROM ${table} WHERE ${hasEntry(i)}`,
+              CASE WHEN starts_with(${cacheEntryColumn(i)}, '1') THEN substr(${cacheEntryColumn(i)}, 2) END AS value
+       FROM ${table} WHERE ${cacheEntryColumn(i)} IS NOT NULL`,
   );
-  // The key numbers are new, so no row of them exists yet; an empty cache (the first analysis) is
-  // replaced in one CREATE … AS, which writes faster than an INSERT.
-  if (rows === 0) await store.run(`CREATE OR REPLACE TABLE ${ATTR_CACHE_TABLE} AS ${selects.join(' UNION ALL ')}`);
-  else await store.run(`INSERT INTO ${ATTR_CACHE_TABLE} ${selects.join(' UNION ALL ')}`);
+  // An empty cache (the first analysis) is replaced in one CREATE … AS, which writes faster than an INSERT.
+  if (rows === 0) await exec(store, ATTR_CACHE_TABLE, `CREATE OR REPLACE TABLE ${ATTR_CACHE_TABLE} AS ${selects.join(' UNION ALL ')}`);
+  else await exec(store, ATTR_CACHE_TABLE, `INSERT INTO ${ATTR_CACHE_TABLE} ${selects.join(' UNION ALL ')}`);
   const keyParams = new SqlParams();
-  const b = keyParams.bind(buildId);
-  const values = keys.map((k, i) => `(${keyParams.bind(k)}, ${next + i}::INTEGER, ${b})`);
-  await store.run(`INSERT INTO ${ATTR_KEYS_TABLE} VALUES ${values.join(', ')}`, keyParams.values);
+  const values = keys.map((k, i) => `(${keyParams.bind(k)}, ${next + i}::INTEGER)`);
+  await exec(store, ATTR_KEYS_TABLE, `INSERT INTO ${ATTR_KEYS_TABLE} VALUES ${values.join(', ')}`, keyParams.values);
 }
 
 /**
- * Makes every key of `keys` complete in the cache for the current index build: the missing ones are
- * looked up in one scan of spans (each OTLP list typed at most once for all of them), kept for the
- * indexed spans only. Requires a current span index (ensureSpanIndex).
+ * Makes every key of `keys` complete in the cache: the missing ones are looked up in one scan of spans
+ * (each OTLP list typed at most once for all of them), kept for the indexed spans only. Requires a
+ * current span index and cache (breakdown/pipeline.ts builds them first).
  */
 export async function ensureCachedKeys(store: QueryRunner, keys: readonly string[]): Promise<Map<string, number>> {
-  await createCacheTables(store);
-  const [meta] = await store.all<{ build_id: string }>('SELECT build_id FROM span_index_meta');
-  if (meta === undefined) throw new Error('ensureCachedKeys: no span index');
-  // Keys (and their rows) of another index build are stale: gone before anything is looked up.
-  await store.run(`DELETE FROM ${ATTR_CACHE_TABLE} WHERE key_no IN (SELECT key_no FROM ${ATTR_KEYS_TABLE} WHERE build_id <> $1)`, [meta.build_id]);
-  await store.run(`DELETE FROM ${ATTR_KEYS_TABLE} WHERE build_id <> $1`, [meta.build_id]);
   const known = await cachedKeyNumbers(store);
   const missing = [...new Set(keys)].filter((k) => !known.has(k));
   if (missing.length === 0) return known;
   const params = new SqlParams();
   const attrs = new ProjectedAttributeLookups(params, 's');
-  const columns = missing.map((k, i) => cacheColumnsSql(attrs, k, i));
-  const any = missing.map((_, i) => hasEntry(i)).join(' OR ');
+  const columns = missing.map((k, i) => cacheEntrySql(attrs, k, i));
+  const any = missing.map((_, i) => `${cacheEntryColumn(i)} IS NOT NULL`).join(' OR ');
   // Every span is tested (the text test is cheap), only the few hits are joined to the index.
-  await store.run(
+  await exec(
+    store,
+    'attr_scan',
     `CREATE OR REPLACE TEMP TABLE attr_scan AS
      SELECT h.* FROM (
        SELECT * FROM (
@@ -122,33 +108,35 @@ export async function ensureCachedKeys(store: QueryRunner, keys: readonly string
      ) h JOIN span_index i USING (node_id)`,
     params.values,
   );
-  await writeCachedKeys(store, 'attr_scan', missing, meta.build_id);
-  await store.run('DROP TABLE IF EXISTS attr_scan');
+  await writeCachedKeys(store, 'attr_scan', missing);
+  await exec(store, 'drop attr_scan', 'DROP TABLE IF EXISTS attr_scan');
   return cachedKeyNumbers(store);
 }
 
 /** key → key number of every key in the cache (rows of one key are complete once it is listed). */
 async function cachedKeyNumbers(store: QueryRunner): Promise<Map<string, number>> {
-  const rows = await store.all<{ key: string; key_no: number }>(`SELECT key, min(key_no) AS key_no FROM ${ATTR_KEYS_TABLE} GROUP BY key`);
+  const rows = await query<{ key: string; key_no: number }>(store, 'cached attribute keys', `SELECT key, min(key_no) AS key_no FROM ${ATTR_KEYS_TABLE} GROUP BY key`);
   return new Map(rows.map((r) => [r.key, Number(r.key_no)]));
 }
 
 /**
  * Attribute lookups answered from the cache: the row must come from from(), which joins each
- * registered key's cached value and presence to the rows of a source keyed by node_id.
+ * registered key's cached value and presence to the rows of a source keyed by node_id. The columns
+ * are numbered in registration order (`cached_value_<i>`, `cached_present_<i>`): the key text never
+ * enters the SQL, its number in the cache does.
  */
 export class CachedAttributeReader implements AttributeReader {
-  /** key → [key text, index of its columns]. The key itself never enters the SQL: its number does. */
-  private readonly keys = new Map<string, [string, number]>();
+  /** key → its column number. */
+  private readonly keys = new Map<string, number>();
 
   constructor(private readonly row = 's') {}
 
   value(key: string): string {
-    return `${this.row}.cv_${this.key(key)[1]}`;
+    return `${this.row}.cached_value_${this.column(key)}`;
   }
 
   has(key: string): string {
-    return `coalesce(${this.row}.cp_${this.key(key)[1]}, false)`;
+    return `coalesce(${this.row}.cached_present_${this.column(key)}, false)`;
   }
 
   registeredKeys(): string[] {
@@ -161,27 +149,27 @@ export class CachedAttributeReader implements AttributeReader {
    */
   from(source: string, keyNumbers: ReadonlyMap<string, number>): string {
     if (this.keys.size === 0) return `(${source}) ${this.row}`;
-    const entries = [...this.keys.entries()].map(([key, [, i]]) => {
+    const entries = [...this.keys.entries()].map(([key, i]) => {
       const no = keyNumbers.get(key);
       if (no === undefined || !Number.isInteger(no)) throw new Error(`attribute key "${key}" is not cached`);
       return [no, i];
     });
     // One join per key (a key's rows are unique per node_id: one row per span and key from one scan):
-    // cheaper than pivoting the rows of all keys with a GROUP BY (bench 100k: 0.16 s for the pivot).
+    // cheaper than pivoting the rows of all keys with a GROUP BY.
     const joins = entries.map(
-      ([no, i]) => `LEFT JOIN (SELECT node_id AS c_node_${i}, value AS cv_${i}, present AS cp_${i} FROM ${ATTR_CACHE_TABLE} WHERE key_no = ${no}) c${i}
-       ON c${i}.c_node_${i} = b.node_id`,
+      ([no, i]) => `LEFT JOIN (SELECT node_id AS cached_node_${i}, value AS cached_value_${i}, present AS cached_present_${i} FROM ${ATTR_CACHE_TABLE} WHERE key_no = ${no}) c${i}
+       ON c${i}.cached_node_${i} = b.node_id`,
     );
-    const cols = entries.map(([, i]) => `c${i}.cv_${i}, c${i}.cp_${i}`);
+    const cols = entries.map(([, i]) => `c${i}.cached_value_${i}, c${i}.cached_present_${i}`);
     return `(SELECT b.*, ${cols.join(', ')} FROM (${source}) b ${joins.join(' ')}) ${this.row}`;
   }
 
-  private key(key: string): [string, number] {
-    let entry = this.keys.get(key);
-    if (entry === undefined) {
-      entry = [key, this.keys.size];
-      this.keys.set(key, entry);
+  private column(key: string): number {
+    let i = this.keys.get(key);
+    if (i === undefined) {
+      i = this.keys.size;
+      this.keys.set(key, i);
     }
-    return entry;
+    return i;
   }
 }

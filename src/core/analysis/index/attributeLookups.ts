@@ -1,26 +1,24 @@
-import { OTLP_KEY_VALUES, otlpAnyValueSql, otlpMayHaveSql } from '../../store/spanAttributes';
-import type { SqlParams } from '../sql/params';
-
 /**
  * Several attribute lookups on the same spans row, with an OTLP span's KeyValue list typed at most
- * once per row. spanAttributeSql / spanHasAttributeSql (store/spanAttributes.ts) test and type the
- * JSON text again for every lookup; the first analysis looks up 4–5 keys per span (the phase
- * selectors, twice `llm.phase`, and the two output-token keys), so testing each key once and typing
- * once saves most of that work (bench 100k run, phase mask + output tokens: 2.5 → 2.0 CPU s with
- * one typing, less again with one substring test per key).
+ * once per row: spanAttributeSql / spanHasAttributeSql (store/spanAttributes.ts) test and type the JSON
+ * text again for every lookup, and the first analysis looks up 4–5 keys per span (the phase
+ * selectors, twice `llm.phase`, and the two output-token keys).
  *
- * Same values as spanAttributeSql / spanHasAttributeSql, by construction (test/core/analysis/
+ * Same values as spanAttributeSql / spanHasAttributeSql, by construction (test/core/analysis/index/
  * attributeLookups.test.ts compares them on real OTLP and Zipkin spans):
  * - the MAP column (Jaeger/Zipkin tags) first, as there;
  * - the OTLP list only when the text passes the same necessary test (`"key":` + to_json(key)) for
- *   this key, and then the same list_filter over the same typing; the shared typed list (`kv`) is
+ *   this key, and then the same list_filter over the same typing; the typed list (`typed_kv`) is
  *   non-NULL whenever any registered key passes its test, so it is there whenever it is read.
  *
  * Use: build the outer expressions with value()/has() first (they register the keys), then select
  * them FROM from(<a SELECT exposing the row's attributes and otlp_attributes>), which wraps the
  * source in two projections (one test per key, then the typing) under the row alias.
  */
-/** Attribute lookups on a row aliased as the row alias: what the phase selectors need (phaseSelect.ts). */
+import { OTLP_KEY_VALUES, otlpAnyValueSql, otlpMayHaveSql } from '../../store/spanAttributes';
+import type { SqlParams } from '../sql/params';
+
+/** Attribute lookups on a row under its alias: what the phase selectors need (breakdown/phaseSelect.ts). */
 export interface AttributeReader {
   /** SQL for the value of attribute `key` as a string, NULL when absent. */
   value(key: string): string;
@@ -29,12 +27,12 @@ export interface AttributeReader {
 }
 
 export class SpanAttributeLookups implements AttributeReader {
-  /** key → [bound placeholder, index of its test column `kv_m<i>`]. */
+  /** key → [bound placeholder, number of its text-test column `names_key_<i>`]. */
   private readonly keys = new Map<string, [string, number]>();
 
   constructor(
     private readonly params: SqlParams,
-    /** Alias of the wrapped row (its `attributes`, test columns and `kv` are read through it). */
+    /** Alias of the wrapped row (its `attributes`, text-test columns and `typed_kv` are read through it). */
     private readonly row = 's',
   ) {}
 
@@ -42,14 +40,14 @@ export class SpanAttributeLookups implements AttributeReader {
   value(key: string): string {
     const [k, i] = this.key(key);
     return `coalesce(map_extract_value(${this.row}.attributes, ${k}),
-      CASE WHEN ${this.row}.kv_m${i} THEN ${otlpAnyValueSql(`${this.matches(k)}[1].value`)} END)`;
+      CASE WHEN ${this.row}.names_key_${i} THEN ${otlpAnyValueSql(`${this.matches(k)}[1].value`)} END)`;
   }
 
   /** SQL predicate: the row has attribute `key` (spanHasAttributeSql's value). */
   has(key: string): string {
     const [k, i] = this.key(key);
     return `(coalesce(map_contains(${this.row}.attributes, ${k}), false)
-      OR coalesce(${this.row}.kv_m${i} AND len(${this.matches(k)}) > 0, false))`;
+      OR coalesce(${this.row}.names_key_${i} AND len(${this.matches(k)}) > 0, false))`;
   }
 
   /** The keys registered so far, in registration order. */
@@ -59,13 +57,14 @@ export class SpanAttributeLookups implements AttributeReader {
 
   /**
    * A FROM item: the rows of `source` (a SELECT with `attributes` and `otlp_attributes` columns) with
-   * one test column per registered key and the typed list `kv`, aliased as the row alias.
+   * one text-test column per registered key (`names_key_<i>`: the text may hold the key) and the typed
+   * list `typed_kv`, aliased as the row alias.
    */
   from(source: string): string {
-    const tests = [...this.keys.values()].map(([k, i]) => `${this.mayHave('b.otlp_attributes', k)} AS kv_m${i}`);
-    const any = [...this.keys.values()].map(([, i]) => `f.kv_m${i}`).join(' OR ');
-    const kv = any === '' ? 'NULL' : `CASE WHEN ${any} THEN json_transform(f.otlp_attributes, '${OTLP_KEY_VALUES}') END`;
-    return `(SELECT f.*, ${kv} AS kv FROM (SELECT b.*${tests.map((t) => `, ${t}`).join('')} FROM (${source}) b) f) ${this.row}`;
+    const tests = [...this.keys.values()].map(([k, i]) => `${this.mayHave('b.otlp_attributes', k)} AS names_key_${i}`);
+    const any = [...this.keys.values()].map(([, i]) => `f.names_key_${i}`).join(' OR ');
+    const typed = any === '' ? 'NULL' : `CASE WHEN ${any} THEN json_transform(f.otlp_attributes, '${OTLP_KEY_VALUES}') END`;
+    return `(SELECT f.*, ${typed} AS typed_kv FROM (SELECT b.*${tests.map((t) => `, ${t}`).join('')} FROM (${source}) b) f) ${this.row}`;
   }
 
   private key(key: string): [string, number] {
@@ -83,15 +82,16 @@ export class SpanAttributeLookups implements AttributeReader {
   }
 
   private matches(k: string): string {
-    return `list_filter(${this.row}.kv, lambda a: a.key = ${k})`;
+    return `list_filter(${this.row}.typed_kv, lambda a: a.key = ${k})`;
   }
 }
 
 /**
- * Attribute lookups computed once per (row, key) in a projection, then read as columns (`av_<i>` the
- * value, `ah_<i>` has): the phase selectors read `llm.phase` twice, the output tokens and the
- * attribute cache read every key again, and each would otherwise repeat the list_filter over the
- * typed list. Same values as SpanAttributeLookups: the columns are its value()/has() expressions.
+ * Attribute lookups computed once per (row, key) in a projection, then read as columns
+ * (`attr_value_<i>`, `attr_has_<i>`, numbered in registration order): the phase selectors read
+ * `llm.phase` twice, the output tokens and the attribute cache read every key again, and each would
+ * otherwise repeat the list_filter over the typed list. Same values as SpanAttributeLookups: the
+ * columns are its value()/has() expressions.
  */
 export class ProjectedAttributeLookups implements AttributeReader {
   private readonly keys = new Map<string, number>();
@@ -137,9 +137,9 @@ export class ProjectedAttributeLookups implements AttributeReader {
 }
 
 function valueColumn(i: number): string {
-  return `av_${i}`;
+  return `attr_value_${i}`;
 }
 
 function hasColumn(i: number): string {
-  return `ah_${i}`;
+  return `attr_has_${i}`;
 }

@@ -1,37 +1,19 @@
-import { randomUUID } from 'node:crypto';
+/**
+ * The options-independent half of the breakdown (catalog stage `index`), built once per loaded span
+ * set and kept in the database: trace_index, span_index, top_index, event_index, client_index and
+ * span_index_counts (their columns are declared in catalog/relations.ts). Top-most spans and their
+ * children are placed by one integer self-join; a recursive walk runs only when some span is deeper
+ * (or on a cycle). "Is any ancestor selected for phase i" is then a join of the selected spans'
+ * ancestor lists with the selected spans, no recursion. Spans without a trace or span ID cannot take
+ * part in a tree and are left out (counted in span_index_counts).
+ */
 import type { QueryRunner } from '../../store/duckStore';
-import { dropAttributeCache, scanCacheColumns, writeCachedKeys } from './attributeCache';
-import { type AttributeReader, ProjectedAttributeLookups } from './attributeLookups';
-import { buildSpanDrop, HAS_IDS_SQL } from './spanDrop';
 import { unordered } from '../../store/insertOrder';
 import { SqlParams } from '../sql/params';
-
-/**
- * The options-independent half of the breakdown, built once per loaded span set and kept in the
- * database, so that re-analysis (another contract, phase mapping, granularity, root service) only runs
- * the cheap options-dependent queries (DESIGN §6: ≤ 0.5 s at 100k requests).
- *
- * - `span_index`: one row per (trace_id, span_id), the first loaded copy (lowest spans.rowid, which is
- *   `node_id`; IDs, names and attributes are read from spans by that rowid, never copied), with an
- *   integer `trace_no`, times, output tokens, the parent resolved to an integer `parent_node` (NULL when
- *   the parent is not in the trace), `top_node` (the top-most span above it, itself for a top-most
- *   span; NULL for spans on a parent cycle), `depth` and `ancestors` (node IDs from the top down,
- *   itself excluded). Top-most spans and their children are placed by one integer self-join; a
- *   recursive walk runs only when some span is deeper (or on a cycle). "Is any ancestor selected for phase i"
- *   is then a join of the selected spans' ancestor lists with the selected spans, no recursion.
- *   Spans without a trace or span ID cannot take part in a tree and are left out (counted in
- *   span_index_meta.spans_without_ids).
- * - `trace_index`: one row per trace with spans: trace_no (the lowest spans.rowid of the trace's indexed
- *   spans: unique, with no numbering window, which runs on one thread), trace_id, valid, span_count.
- * - `event_index`: distinct (node_id, top_node, name, time_ns) of span events whose span is indexed.
- * - `top_index`: the top-most spans (root candidates are among them) and the Σ of output tokens over
- *   each one's subtree.
- * - `client_index`: per client_requests row, in loaded order (read back with a POSITIONAL JOIN, so the
- *   client columns themselves are always the live ones): row_id, trace_valid, client_dup and the
- *   trace_no of its trace (NULL for an invalid ID or a trace without spans).
- * - `span_index_meta`: the stamp of the loaded rows it was built from, and a `build_id` (uuid) stamping
- *   what is derived from this very build (the attribute cache: attributeCache.ts, trace_roots).
- */
+import { exec, query } from '../sql/statement';
+import { scanCacheColumns } from './attributeCache';
+import { type AttributeReader, ProjectedAttributeLookups } from './attributeLookups';
+import { buildSpanDrop, HAS_IDS_SQL } from './spanDrop';
 
 /** Output tokens of a span row `s` of spans (GenAI semantic conventions, or the older llm.* name). */
 function outputTokensSql(attrs: AttributeReader): string {
@@ -50,76 +32,49 @@ export function validTraceIdSql(expr: string): string {
 }
 
 /**
- * What the index (and the breakdown built on it) depends on: the loaded run. Readers only append, and
- * a reload deletes and re-appends with new `sources` rows, so the sources listing plus the row counts
- * and the highest rowid identify it. (An in-place UPDATE is not detected: nothing in Phasewise does that.)
+ * The phase mask as a per-span SQL expression over a spans row `s`, computed in the index's own scan of
+ * spans: reading the attributes (OTLP: JSON text) is the costly part of that scan, and the first
+ * analysis then reads them once for the output tokens and the selectors (attributeLookups.ts).
  */
-export const LOADED_RUN_STAMP_SQL = `(SELECT coalesce(string_agg(source_id || '|' || path || '|' || coalesce(bytes, -1) || '|' || coalesce(records, -1), ';' ORDER BY source_id), '') FROM sources) AS sources_key,
-  (SELECT count(*) FROM spans) AS span_rows, (SELECT coalesce(max(rowid), -1) FROM spans) AS span_max_rowid,
-  (SELECT count(*) FROM span_events) AS event_rows,
-  (SELECT count(*) FROM client_requests) AS client_rows, (SELECT coalesce(max(rowid), -1) FROM client_requests) AS client_max_rowid`;
+export type SpanPhaseMask = (attrs: AttributeReader, params: SqlParams) => string;
 
-/** The columns LOADED_RUN_STAMP_SQL yields, as a SQL row constructor over table alias `t`. */
-export function loadedRunStampRow(t: string): string {
-  return `(${t}.sources_key, ${t}.span_rows, ${t}.span_max_rowid, ${t}.event_rows, ${t}.client_rows, ${t}.client_max_rowid)`;
+/** What the index's scan leaves in the temporary table span_links for the next steps (pipeline.ts). */
+export interface SpanIndexScan {
+  /** span_links has a phase_mask column (the mask given to buildSpanIndex). */
+  phaseMask: boolean;
+  /** The attribute keys whose cache columns span_links carries (attributeCache.ts cacheEntryColumn), in key-number order. */
+  cachedKeys: string[];
 }
 
-/** Bump when the shape of any index table changes: a database written by another version is re-indexed. */
-const SPAN_INDEX_VERSION = 5;
-
 /**
- * Builds a per-span SQL expression over a spans row `s` that the caller wants computed in the index's
- * own scan of spans, e.g. the phase mask: `span_links` is then kept (TEMP: node_id, …, `extra`) for the
- * caller to read and drop. Reading the attributes (OTLP: JSON text) is the costly part of that scan:
- * the first analysis reads them once for the output tokens and the selectors (attributeLookups.ts).
+ * Builds the index tables. With `phaseMask`, span_links (TEMP: the indexed spans, with a phase_mask
+ * column and the attribute-cache columns of the keys the mask looks up) is left for the next steps;
+ * without it, span_links is dropped here.
  */
-export type SpanScanExtra = (attrs: AttributeReader, params: SqlParams) => string;
-
-/**
- * Builds the span index unless it exists for the loaded rows and this index version. Returns true when
- * it was (re)built; with `extra`, span_links (with the `extra` column) is then left for the caller.
- */
-export async function ensureSpanIndex(store: QueryRunner, extra?: SpanScanExtra): Promise<boolean> {
-  const [{ n }] = await store.all<{ n: number }>(
-    // Looks for the version column itself: a meta table written before it existed means re-index.
-    "SELECT count(*) AS n FROM information_schema.columns WHERE table_name = 'span_index_meta' AND column_name = 'index_version'",
-  );
-  if (n > 0) {
-    const [meta] = await store.all<{ fresh: boolean }>(
-      `SELECT m.index_version = $1 AND ${loadedRunStampRow('m')} = ${loadedRunStampRow('now')} AS fresh
-       FROM span_index_meta m, (SELECT ${LOADED_RUN_STAMP_SQL}) now`,
-      [SPAN_INDEX_VERSION],
-    );
-    if (meta?.fresh === true) return false;
-  }
-  await buildSpanIndex(store, extra);
-  return true;
-}
-
-/** Builds the index tables; with `extra`, leaves span_links (TEMP) with an `extra` column for the caller to drop. */
-export async function buildSpanIndex(store: QueryRunner, extra?: SpanScanExtra): Promise<void> {
-  // The cache describes the index being replaced: gone before anything of the new one is written.
-  await dropAttributeCache(store);
-  const buildId = randomUUID();
+export async function buildSpanIndex(store: QueryRunner, phaseMask?: SpanPhaseMask): Promise<SpanIndexScan> {
   // Every table but client_index is keyed, not ordered: written with parallel inserts (insertOrder.ts).
-  await unordered(store, () => buildSpanTables(store, extra, buildId));
+  const scan = await unordered(store, () => buildSpanTables(store, phaseMask));
   await buildClientIndex(store);
-  await store.run(
-    `CREATE OR REPLACE TABLE span_index_meta AS
-     SELECT $1::INTEGER AS index_version, $2::VARCHAR AS build_id, ${LOADED_RUN_STAMP_SQL},
+  await exec(
+    store,
+    'span_index_counts',
+    `CREATE OR REPLACE TABLE span_index_counts AS
+     SELECT (SELECT count(*) FROM spans) AS span_rows,
             (SELECT count(*) FROM spans WHERE coalesce(trace_id, '') = '' OR coalesce(span_id, '') = '') AS spans_without_ids,
             (SELECT count(*) FROM span_index) AS indexed_spans`,
-    [SPAN_INDEX_VERSION, buildId],
   );
-  for (const t of ['span_dup_hash', 'span_drop', ...(extra ? [] : ['span_links'])]) await store.run(`DROP TABLE IF EXISTS ${t}`);
+  for (const t of ['span_dup_hash', 'span_drop', ...(phaseMask ? [] : ['span_links'])]) await exec(store, `drop ${t}`, `DROP TABLE IF EXISTS ${t}`);
+  return phaseMask ? scan : { phaseMask: false, cachedKeys: [] };
 }
 
-async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefined, buildId: string): Promise<void> {
+async function buildSpanTables(store: QueryRunner, phaseMask: SpanPhaseMask | undefined): Promise<SpanIndexScan> {
   const dropped = await buildSpanDrop(store);
   // The later copies of duplicated spans are left out; the filter is only written when there are any
   // (an anti-join against an empty table still costs a pass at 100k spans).
   const kept = dropped > 0 ? `AND s.rowid NOT IN (SELECT node_id FROM span_drop)` : '';
-  await store.run(
+  await exec(
+    store,
+    'trace_index',
     `CREATE OR REPLACE TABLE trace_index AS
      SELECT min(s.rowid) AS trace_no, trace_id, ${validTraceIdSql('trace_id')} AS valid, count(*) AS span_count
      FROM spans s WHERE ${HAS_IDS_SQL} ${kept} GROUP BY trace_id`,
@@ -135,13 +90,15 @@ async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefi
   // The keys the phase selectors look up are kept per span for later phase mappings (attributeCache.ts).
   const used = new Set<string>();
   const recording: AttributeReader = { value: (k) => (used.add(k), attrs.value(k)), has: (k) => (used.add(k), attrs.has(k)) };
-  const extraSql = extra ? extra(recording, params) : undefined;
+  const maskSql = phaseMask ? phaseMask(recording, params) : undefined;
   const { keys: cachedKeys, select: cacheSql, carry: cacheCols } = scanCacheColumns(attrs, 'k', [...used]);
-  await store.run(
+  await exec(
+    store,
+    'span_links',
     `CREATE OR REPLACE TEMP TABLE span_links AS
      WITH k AS (
        SELECT s.node_id, t.trace_no, s.span_id, nullif(s.parent_span_id, '') AS parent_span_id,
-              s.start_ns, s.end_ns, s.duration_ms, ${tokens} AS output_tokens${extraSql !== undefined ? `, ${extraSql} AS extra` : ''}${cacheSql}
+              s.start_ns, s.end_ns, s.duration_ms, ${tokens} AS output_tokens${maskSql !== undefined ? `, ${maskSql} AS phase_mask` : ''}${cacheSql}
        FROM ${attrs.from(`SELECT s.rowid AS node_id, s.trace_id, s.span_id, s.parent_span_id, s.start_ns, s.end_ns, s.duration_ms,
                 s.name, s.service, s.attributes, s.otlp_attributes
          FROM spans s WHERE ${HAS_IDS_SQL} ${kept}`)} JOIN trace_index t USING (trace_id)
@@ -151,19 +108,20 @@ async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefi
        FROM spans s JOIN trace_index t USING (trace_id)
        WHERE ${HAS_IDS_SQL} ${kept}
      )
-     SELECT k.node_id, k.trace_no, p.node_id AS parent_node, k.start_ns, k.end_ns, k.duration_ms, k.output_tokens${extra ? ', k.extra' : ''}${cacheCols}
+     SELECT k.node_id, k.trace_no, p.node_id AS parent_node, k.start_ns, k.end_ns, k.duration_ms, k.output_tokens${maskSql !== undefined ? ', k.phase_mask' : ''}${cacheCols}
      FROM k LEFT JOIN p ON p.trace_no = k.trace_no AND p.span_id = k.parent_span_id`,
     params.values,
   );
-  await writeCachedKeys(store, 'span_links', cachedKeys, buildId);
   // Top-most spans (depth 0) and children of a top-most span (depth 1) are placed by one integer
   // self-join (PLACED_SQL). Only the rest (deeper spans, spans on a parent cycle) need a walk: the
   // index is written without it and rebuilt with it only when some span is left unplaced, since the
   // recursive query costs ≈ 0.8 s at 100k even with nothing to walk (flat exports: a root and its children).
-  await store.run(`CREATE OR REPLACE TABLE span_index AS ${spanIndexSelectSql(false)}`);
-  const [{ unplaced }] = await store.all<{ unplaced: number }>('SELECT count(*) AS unplaced FROM span_index WHERE top_node IS NULL');
-  if (unplaced > 0) await store.run(`CREATE OR REPLACE TABLE span_index AS ${spanIndexSelectSql(true)}`);
-  await store.run(
+  await exec(store, 'span_index', `CREATE OR REPLACE TABLE span_index AS ${spanIndexSelectSql(false)}`);
+  const [{ unplaced }] = await query<{ unplaced: number }>(store, 'unplaced spans', 'SELECT count(*) AS unplaced FROM span_index WHERE top_node IS NULL');
+  if (unplaced > 0) await exec(store, 'span_index (walk)', `CREATE OR REPLACE TABLE span_index AS ${spanIndexSelectSql(true)}`);
+  await exec(
+    store,
+    'top_index',
     `CREATE OR REPLACE TABLE top_index AS
      -- Only spans that carry a token count (few) take part: a subtree without any keeps NULL, as sum() over NULLs gives.
      WITH tok AS (
@@ -175,20 +133,25 @@ async function buildSpanTables(store: QueryRunner, extra: SpanScanExtra | undefi
      WHERE i.parent_missing`,
   );
   // Events are keyed by string IDs: matched to any loaded copy of their span, then to the kept copy.
-  await store.run(
+  await exec(
+    store,
+    'event_index',
     `CREATE OR REPLACE TABLE event_index AS
      SELECT DISTINCT i.node_id, i.top_node, e.name, e.time_ns
      FROM span_events e JOIN spans s ON s.trace_id = e.trace_id AND s.span_id = e.span_id
      ${dropped > 0 ? 'LEFT JOIN span_drop d ON d.node_id = s.rowid' : ''}
      JOIN span_index i ON i.node_id = ${dropped > 0 ? 'coalesce(d.keep_node, s.rowid)' : 's.rowid'}`,
   );
+  return { phaseMask: maskSql !== undefined, cachedKeys };
 }
 
 /** client_index, in loaded order (read back with a POSITIONAL JOIN): never written unordered. */
 async function buildClientIndex(store: QueryRunner): Promise<void> {
   // client_dup is only set for valid IDs: an all-zero or malformed ID repeated on many rows is already
   // unmatched as invalid, and counting it as a collision too would double-report one problem.
-  await store.run(
+  await exec(
+    store,
+    'client_index',
     `CREATE OR REPLACE TABLE client_index AS
      WITH c AS (
        SELECT row_number() OVER ()::BIGINT AS row_id, trace_id, ${validTraceIdSql('trace_id')} AS trace_valid FROM client_requests

@@ -22,10 +22,13 @@ export class SqlParams {
 
 const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
 
-/** Validates a name that must become part of a SQL identifier (a phase column such as `gpu_queue_ms`). */
-export function sqlIdentifier(name: string, what: string): string {
-  if (!IDENTIFIER.test(name)) {
-    throw new Error(`${what} "${name}" is not a valid name: expected lower-case letters, digits and _ (starting with a letter)`);
-  }
-  return name;
+/**
+ * Validates a name that becomes part of SQL text (a column or table name, a phase column such as
+ * `gpu_queue_ms`). `what` names a user-given name in the error (a phase name from a contract); without
+ * it the name is ours, and a bad one is a bug.
+ */
+export function sqlIdentifier(name: string, what?: string): string {
+  if (IDENTIFIER.test(name)) return name;
+  if (what === undefined) throw new Error(`not a plain SQL identifier: ${JSON.stringify(name)}`);
+  throw new Error(`${what} "${name}" is not a valid name: expected lower-case letters, digits and _ (starting with a letter)`);
 }

@@ -4,7 +4,7 @@
  * clicked; each opens its waterfall.
  */
 import type { QueryRunner } from '../../store/duckStore';
-import { ensureBreakdown } from '../breakdown/breakdown';
+import { ensureBreakdown } from '../breakdown/pipeline';
 import type { AnalysisOptions } from '../options';
 import { phaseColumns, type PhaseColumn } from '../breakdown/phaseSelect';
 import { MATCHED_SUCCESS } from '../figures/population';

@@ -3,7 +3,7 @@
  * client total is the median of that route's others, with per-phase and per-span-name deltas.
  */
 import type { QueryRunner } from '../../store/duckStore';
-import { ensureBreakdown } from '../breakdown/breakdown';
+import { ensureBreakdown } from '../breakdown/pipeline';
 import type { AnalysisOptions } from '../options';
 import { compareTraces } from './compare';
 import { readTraceModel } from './traceModel';

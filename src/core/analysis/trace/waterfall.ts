@@ -1,4 +1,5 @@
 import type { QueryRunner } from '../../store/duckStore';
+import { query } from '../sql/statement';
 import type { PhaseColumn } from '../breakdown/phaseSelect';
 import type { WaterfallSpan } from '../../report/model';
 import { SPAN_COLUMNS } from '../index/spanIndex';
@@ -31,7 +32,9 @@ export async function traceWaterfall(
   rootSpanId: string | null,
   phases: readonly PhaseColumn[],
 ): Promise<WaterfallSpan[]> {
-  const rows = await store.all<WaterfallRow>(
+  const rows = await query<WaterfallRow>(
+    store,
+    'waterfall',
     `WITH RECURSIVE t AS (
        SELECT i.node_id, i.start_ns, i.duration_ms, i.parent_missing, ${SPAN_COLUMNS}, coalesce(p.phase_mask, 0::BIGINT) AS phase_mask
        FROM span_index i JOIN spans s ON s.rowid = i.node_id LEFT JOIN span_phase p ON p.node_id = i.node_id

@@ -1,10 +1,10 @@
 import * as assert from 'assert';
-import { buildBreakdown, ensureBreakdown } from '../../../../src/core/analysis/breakdown/breakdown';
+import { buildBreakdown, ensureBreakdown } from '../../../../src/core/analysis/breakdown/pipeline';
 import { computeJoinSummary } from '../../../../src/core/analysis/figures/join';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../../src/core/analysis/options';
 import { reconcileTrace } from '../../../../src/core/analysis/trace/reconcile';
 import { DuckStore } from '../../../../src/core/store/duckStore';
-import { insertEvent, insertRequests, insertSpans, withStore, type SpanRow } from '../../../fixtures/analysis/tables';
+import { insertEvent, insertRequests, insertSpans, rebuildWithWarnings, withStore, type SpanRow } from '../../../fixtures/analysis/tables';
 
 const trace = (n: number): string => `c${n.toString(16).padStart(31, '0')}`;
 
@@ -47,12 +47,12 @@ describe('buildBreakdown', () => {
         { trace: trace(2), totalMs: 60 },
         { trace: trace(3), totalMs: 50, outcome: 'failed' },
       ]);
-      const info = await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+      const warnings = await rebuildWithWarnings(store, DEFAULT_ANALYSIS_OPTIONS);
       const env = await store.all<{ e: number }>('SELECT network_envelope_ms AS e FROM request_breakdown ORDER BY row_id');
       assert.deepStrictEqual(env.map((r) => r.e), [20, -2.5, -40, -50]);
       assert.ok(
-        info.warnings.some((w) => w.startsWith('2 of 3 matched successful requests have a negative network envelope (most negative -40 ms)')),
-        info.warnings.join('\n'),
+        warnings.some((w) => w.startsWith('2 of 3 matched successful requests have a negative network envelope (most negative -40 ms)')),
+        warnings.join('\n'),
       );
     }));
 
@@ -61,12 +61,12 @@ describe('buildBreakdown', () => {
       // Root spans of 0.1 ms for client requests of ~100 ms: median ratio 0.001.
       for (let i = 0; i < 5; i++) await insertSpans(store, rootedTrace(trace(i), 0.1 + i / 1000));
       await insertRequests(store, [0, 1, 2, 3, 4].map((i) => ({ trace: trace(i), totalMs: 100 + i })));
-      const info = await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
-      const w = info.warnings.find((x) => x.startsWith('median server_root_ms / client_total_ms over 5 matched requests is 0.00100:'));
-      assert.ok(w?.includes('µs written as ns'), info.warnings.join('\n'));
+      const warnings = await rebuildWithWarnings(store, DEFAULT_ANALYSIS_OPTIONS);
+      const w = warnings.find((x) => x.startsWith('median server_root_ms / client_total_ms over 5 matched requests is 0.00100:'));
+      assert.ok(w?.includes('µs written as ns'), warnings.join('\n'));
       await store.run('UPDATE client_requests SET client_total_ms = client_total_ms / 1e6');
-      const reverse = await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
-      assert.ok(reverse.warnings.some((x) => x.includes('ns written as µs')), reverse.warnings.join('\n'));
+      const reverse = await rebuildWithWarnings(store, DEFAULT_ANALYSIS_OPTIONS);
+      assert.ok(reverse.some((x) => x.includes('ns written as µs')), reverse.join('\n'));
     }));
 
   it('builds the server-only population when no client file was loaded', () =>
@@ -107,8 +107,7 @@ describe('buildBreakdown', () => {
         { trace: trace(2), totalMs: 150, startMs: 1_000_250.5 },
         { trace: null, totalMs: 90, startMs: 1_000_100 },
       ]);
-      const info = await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
-      assert.deepStrictEqual(info.warnings, []);
+      assert.deepStrictEqual(await rebuildWithWarnings(store, DEFAULT_ANALYSIS_OPTIONS), []);
       const rows = await store.all<Record<string, unknown>>(
         'SELECT offset_ms, matched, lost_root, server_root_ms, generation_ms, itl_ms, itl_source, transport_setup_ms FROM request_breakdown ORDER BY row_id',
       );

@@ -1,10 +1,11 @@
 import * as assert from 'assert';
-import { buildBreakdown } from '../../../../src/core/analysis/breakdown/breakdown';
+import { ensureBreakdown } from '../../../../src/core/analysis/breakdown/pipeline';
+import { collectBreakdownWarnings } from '../../../../src/core/analysis/breakdown/warnings';
 import { computeJoinSummary } from '../../../../src/core/analysis/figures/join';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../../src/core/analysis/options';
-import { ensureSpanIndex } from '../../../../src/core/analysis/index/spanIndex';
-import { insertSyntheticRun } from '../../../fixtures/analysis/synthetic';
 import { DuckStore } from '../../../../src/core/store/duckStore';
+import { RecordingRunner } from '../../../fixtures/analysis/recording';
+import { insertSyntheticRun } from '../../../fixtures/analysis/synthetic';
 
 /** 20k by default so the suite stays quick; PHASEWISE_PERF_REQUESTS=100000 for the DESIGN §6 size. */
 const REQUESTS = Number(process.env.PHASEWISE_PERF_REQUESTS ?? 20_000);
@@ -20,13 +21,13 @@ describe('breakdown on a synthetic run (SQL range() + random())', function () {
       assert.strictEqual(spans, REQUESTS * 6 + Math.ceil(REQUESTS / 2));
       const t0 = process.hrtime.bigint();
       const cpu0 = process.cpuUsage();
-      const info = await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+      await ensureBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const cpu = process.cpuUsage(cpu0);
       console.log(`      breakdown of ${REQUESTS} requests / ${spans} spans: ${seconds.toFixed(2)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU`);
       const join = await computeJoinSummary(store);
       assert.strictEqual(join.matched, REQUESTS);
-      assert.deepStrictEqual(info.warnings, []);
+      assert.deepStrictEqual(await collectBreakdownWarnings(store, DEFAULT_ANALYSIS_OPTIONS), []);
       // The plan's own durations (ns-exact, as inserted): every sequential span is summed exactly, because
       // each start is floored to the millisecond after (or just before) the previous end.
       const [diff] = await store.all<{ n: number; gateway: number; queue: number; generation: number }>(
@@ -48,11 +49,12 @@ describe('breakdown on a synthetic run (SQL range() + random())', function () {
       // an idle 2-core machine); the new phase must still equal the plan: auth.check alone.
       const t1 = process.hrtime.bigint();
       const cpu1 = process.cpuUsage();
-      const alt = await buildBreakdown(store, { ...DEFAULT_ANALYSIS_OPTIONS, phases: [{ name: 'auth', anyOf: [{ names: ['auth.check'] }] }] });
+      const recorder = new RecordingRunner(store);
+      const alt = await ensureBreakdown(recorder, { ...DEFAULT_ANALYSIS_OPTIONS, phases: [{ name: 'auth', anyOf: [{ names: ['auth.check'] }] }] });
       const cpuAlt = process.cpuUsage(cpu1);
       console.log(`      re-analysis with another phase mapping: ${(Number(process.hrtime.bigint() - t1) / 1e9).toFixed(2)} s wall, ${((cpuAlt.user + cpuAlt.system) / 1e6).toFixed(2)} s CPU`);
       assert.deepStrictEqual(alt.phaseColumns, ['auth_ms']);
-      assert.strictEqual(await ensureSpanIndex(store), false, 'the span index is current: nothing to rebuild');
+      assert.deepStrictEqual(recorder.creates('span_index'), [], 'the span index is current: nothing to rebuild');
       const [auth] = await store.all<{ n: number; worst: number }>(
         `SELECT count(*) AS n, max(abs(b.auth_ms - (p.auth_ms * 1e6)::BIGINT / 1e6)) AS worst
          FROM request_breakdown b JOIN synthetic_plan p USING (trace_id) WHERE b.matched`,
@@ -61,7 +63,9 @@ describe('breakdown on a synthetic run (SQL range() + random())', function () {
       assert.ok(auth.worst < 1e-9, String(auth.worst));
       // Appending rows (another loaded file) makes the index stale.
       await store.run(`INSERT INTO span_events VALUES (902, '${'0'.repeat(31)}1', '0000000000000006', 'late', 0)`);
-      assert.strictEqual(await ensureSpanIndex(store), true);
+      recorder.clear();
+      await ensureBreakdown(recorder, DEFAULT_ANALYSIS_OPTIONS);
+      assert.strictEqual(recorder.creates('span_index').length, 1);
     } finally {
       await store.close();
     }

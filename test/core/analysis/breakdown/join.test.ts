@@ -1,10 +1,10 @@
 import * as assert from 'assert';
-import { buildBreakdown } from '../../../../src/core/analysis/breakdown/breakdown';
+import { buildBreakdown } from '../../../../src/core/analysis/breakdown/pipeline';
 import { computeJoinSummary } from '../../../../src/core/analysis/figures/join';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../../src/core/analysis/options';
 import type { JoinSummary } from '../../../../src/core/report/model';
 import { DuckStore } from '../../../../src/core/store/duckStore';
-import { insertRequests, insertSpans, type SpanRow } from '../../../fixtures/analysis/tables';
+import { insertRequests, insertSpans, rebuildWithWarnings, type SpanRow } from '../../../fixtures/analysis/tables';
 
 const id = (n: number): string => n.toString(16).padStart(32, '0').replace(/^0/, 'a');
 const [T1, T2, T3, T4, T5, T6, T7, T8, T9] = [1, 2, 3, 4, 5, 6, 7, 8, 9].map(id);
@@ -51,7 +51,7 @@ describe('join (DESIGN §1 coverage, §3.3 roots and collisions)', () => {
         { trace: T5, totalMs: 160 },
         { trace: T6, totalMs: 170, outcome: 'failed' },
       ]);
-      const info = await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+      const warnings = await rebuildWithWarnings(store, DEFAULT_ANALYSIS_OPTIONS);
       const join = await computeJoinSummary(store);
       const expected: JoinSummary = {
         client_requests: 11,
@@ -106,8 +106,8 @@ describe('join (DESIGN §1 coverage, §3.3 roots and collisions)', () => {
           [T9, 0, null, true, false],
         ],
       );
-      assert.ok(info.warnings.includes('1 duplicate spans (same trace and span ID) were counted once'), info.warnings.join('\n'));
-      assert.ok(info.warnings.some((w) => w.startsWith('1 traces have no SERVER root candidate')), info.warnings.join('\n'));
+      assert.ok(warnings.includes('1 duplicate spans (same trace and span ID) were counted once'), warnings.join('\n'));
+      assert.ok(warnings.some((w) => w.startsWith('1 traces have no SERVER root candidate')), warnings.join('\n'));
     } finally {
       await store.close();
     }

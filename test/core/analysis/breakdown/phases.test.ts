@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { buildBreakdown } from '../../../../src/core/analysis/breakdown/breakdown';
+import { buildBreakdown } from '../../../../src/core/analysis/breakdown/pipeline';
 import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions } from '../../../../src/core/analysis/options';
 import { DuckStore } from '../../../../src/core/store/duckStore';
 import { insertEvent, insertRequests, insertSpans, type SpanRow } from '../../../fixtures/analysis/tables';

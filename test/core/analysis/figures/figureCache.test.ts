@@ -12,7 +12,7 @@ function rootedTrace(t: string, rootMs: number): SpanRow[] {
   ];
 }
 
-describe('figure cache (re-analysis reuses whole-run figures of the same breakdown build)', () => {
+describe('figure cache (re-analysis reuses whole-run figures stored under their stamps)', () => {
   it('reads the whole-run figures back, recomputes the option-dependent ones, and forgets them on a rebuild', () =>
     withStore(async (store) => {
       // Roots 100, 200, 300, 400 ms; client totals 110, 230, 350, 470 → envelopes 10, 30, 50, 70.
@@ -25,21 +25,26 @@ describe('figure cache (re-analysis reuses whole-run figures of the same breakdo
       assert.strictEqual(first.metrics.network_envelope_ms?.p50, 40);
       assert.ok(Math.abs((first.metrics.network_envelope_ms?.p95 ?? 0) - 67) < 1e-9);
       assert.deepStrictEqual(first.slow_traces.map((s) => s.client_total_ms), [470, 350, 230]);
-      const names = (await store.all<{ name: string }>('SELECT name FROM breakdown_figures ORDER BY name')).map((r) => r.name);
-      // Phase-independent figures (and columns of the metric tables) under `base:`, kept across phase mappings.
-      const baseMatched =
-        'base:matched:client_total_ms,transport_setup_ms,client_ttft_ms,client_ttfb_ms,server_root_ms,network_envelope_ms,server_ttft_ms,ttft_envelope_ms,itl_ms,scheduler_lag_ms';
-      assert.deepStrictEqual(names, [
-        'base:client',
-        'base:join',
-        'base:ledger',
-        baseMatched,
-        'base:server:server_root_ms,server_ttft_ms',
-        'columns',
-        'matched:gateway_ms,gpu_queue_ms,generation_ms',
-        'server:gateway_ms,gpu_queue_ms,generation_ms',
-        'slow',
+      const stored = async (): Promise<Map<string, string[]>> => {
+        const rows = await store.all<{ name: string; stamp: string }>('SELECT name, stamp FROM breakdown_figures ORDER BY name, stamp');
+        const out = new Map<string, string[]>();
+        for (const r of rows) out.set(r.name, [...(out.get(r.name) ?? []), r.stamp]);
+        return out;
+      };
+      const storedFirst = await stored();
+      // One row per cached figure (catalog/figures.ts).
+      assert.deepStrictEqual([...storedFirst.keys()], [
+        'client_metrics',
+        'join',
+        'ledger',
+        'matched_metrics',
+        'matched_phase_metrics',
+        'server_metrics',
+        'server_phase_metrics',
+        'slow_traces',
+        'warnings',
       ]);
+      assert.ok([...storedFirst.values()].every((stamps) => stamps.length === 1));
 
       // A value written into the stored figures shows which parts are read back: the whole-run metric
       // table keeps the cached envelope, the per-window figures (window size is an option) see the new one.
@@ -50,18 +55,21 @@ describe('figure cache (re-analysis reuses whole-run figures of the same breakdo
       // The slow list for a smaller --slow is the prefix of the cached one.
       assert.deepStrictEqual(second.slow_traces.map((s) => s.client_total_ms), [470, 350]);
 
-      // Another phase mapping: the breakdown is rebuilt, the base figures are read back (not computed
-      // and stored a second time), the phase ones are computed for the new build. The phase generation
-      // (inference.generate, 1 → 1 + root/2) is 50, 100, 150, 200 ms: p50 = 125.
+      // Another phase mapping: the breakdown is rebuilt, the phase-independent figures are read back
+      // under the same stamps (the cached envelope p50 stays 40, not the -5 written above), the phase
+      // ones are computed under new ones. The phase generation (inference.generate, 1 → 1 + root/2) is
+      // 50, 100, 150, 200 ms: p50 = 125.
       const phased = await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS, phases: [{ name: 'generation', anyOf: [{ names: ['inference.generate'] }] }] }, []);
       assert.strictEqual(phased.metrics.generation_ms?.p50, 125);
       assert.strictEqual(phased.metrics.network_envelope_ms?.p50, 40);
-      const rows = await store.all<{ name: string; n: number }>('SELECT name, count(*) AS n FROM breakdown_figures GROUP BY name ORDER BY name');
-      assert.deepStrictEqual(
-        rows.filter((r) => r.name.startsWith('base:')).map((r) => [r.name, r.n]),
-        [['base:client', 1], ['base:join', 1], ['base:ledger', 1], [baseMatched, 1], ['base:server:server_root_ms,server_ttft_ms', 1]],
-      );
-      assert.ok(rows.some((r) => r.name === 'matched:generation_ms'), JSON.stringify(rows));
+      const storedSecond = await stored();
+      for (const name of ['client_metrics', 'join', 'ledger', 'matched_metrics', 'server_metrics']) {
+        assert.deepStrictEqual(storedSecond.get(name), storedFirst.get(name), name);
+      }
+      for (const name of ['matched_phase_metrics', 'server_phase_metrics', 'slow_traces', 'warnings']) {
+        assert.strictEqual(storedSecond.get(name)?.length, 1, name);
+        assert.notDeepStrictEqual(storedSecond.get(name), storedFirst.get(name), name);
+      }
 
       // Other client totals (as a reload into a --db file does): the breakdown is rebuilt and the cache
       // with it. Totals 150, 250, 350, 450 → envelopes 50, 50, 50, 50.

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { computeClientTable, computeMatchedTable, computeServerTable, readBreakdownColumns } from '../../../../src/core/analysis/figures/metrics';
+import { computeClientTable, computeMatchedTable, computeServerTable } from '../../../../src/core/analysis/figures/metrics';
 import type { EnvelopeSummary } from '../../../../src/core/report/model';
 import { DuckStore } from '../../../../src/core/store/duckStore';
 import { close, createBreakdownTables, insertRequests, jsQuantile, PHASE_COLUMNS, seededRandom, type FixtureRequest } from '../../../fixtures/analysis/reportTables';
@@ -53,7 +53,7 @@ describe('metric tables (quantile_cont in one pass)', () => {
   }
 
   it('matches an independent JS computation on 1000 pseudo-random matched successes', async () => {
-    const table = await computeMatchedTable(store, PHASE_COLUMNS, await readBreakdownColumns(store));
+    const table = await computeMatchedTable(store, PHASE_COLUMNS);
     expectSummary(table.client_total_ms, matched.map((r) => r.client_total_ms as number));
     expectSummary(table.server_root_ms, matched.map((r) => r.server_root_ms as number));
     expectSummary(table.gpu_queue_ms, matched.map((r) => r.phases?.gpu_queue_ms as number));
@@ -76,11 +76,11 @@ describe('metric tables (quantile_cont in one pass)', () => {
   });
 
   it('client_only covers every success (joined or not), server_only every root', async () => {
-    const client = await computeClientTable(store, await readBreakdownColumns(store));
+    const client = await computeClientTable(store);
     const successes = requests.filter((r) => (r.outcome ?? 'succeeded') === 'succeeded');
     assert.strictEqual(successes.length, 1040);
     expectSummary(client.client_total_ms, successes.map((r) => r.client_total_ms as number));
-    const server = await computeServerTable(store, PHASE_COLUMNS, await readBreakdownColumns(store));
+    const server = await computeServerTable(store, PHASE_COLUMNS);
     // every matched row got a root, the 30 rejected ones included
     assert.strictEqual(server.server_root_ms.n, 1030);
     expectSummary(server.generation_ms, [...matched.map((r) => r.phases?.generation_ms as number), ...new Array<number>(30).fill(0)]);

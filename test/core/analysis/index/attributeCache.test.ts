@@ -6,15 +6,17 @@ import { analyzeRun } from '../../../../src/core/analysis/analyze';
 import { CachedAttributeReader, ensureCachedKeys } from '../../../../src/core/analysis/index/attributeCache';
 import { SpanAttributeLookups } from '../../../../src/core/analysis/index/attributeLookups';
 import { SqlParams } from '../../../../src/core/analysis/sql/params';
-import { buildBreakdown } from '../../../../src/core/analysis/breakdown/breakdown';
+import { buildBreakdown, ensureBreakdown } from '../../../../src/core/analysis/breakdown/pipeline';
 import { type AnalysisOptions, DEFAULT_ANALYSIS_OPTIONS } from '../../../../src/core/analysis/options';
 import { loadFiles } from '../../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../../src/core/store/duckStore';
 import { fixture } from '../../../helpers/paths';
+import { RecordingRunner } from '../../../fixtures/analysis/recording';
 
 /**
- * The per-key attribute cache (attributeCache.ts) and the reuse of trace_roots across phase mappings
- * (rootSelect.ensureTraceRoots), on real OpenTelemetry JS spans (joined-otel-js: 812 distinct spans).
+ * The per-key attribute cache (index/attributeCache.ts) and the reuse of the span index and trace_roots
+ * across phase mappings (their stamps do not read the phases), on real OpenTelemetry JS spans
+ * (joined-otel-js: 812 distinct spans).
  * Expected counts were taken with python3 (json module, first copy of each (traceId, spanId)):
  * llm.phase = queue on 117 spans and = generation on 117, gen_ai.usage.output_tokens on 113,
  * llm.output_tokens on 117, llm.stream on 461, llm.outlier on 3, gen_ai.operation.name on none.
@@ -69,24 +71,36 @@ describe('attribute cache and trace_roots reuse across phase mappings', function
     let store = new DuckStore({ database: db, threads: 2 });
     await loadFiles(store, [k6File, spansFile]);
     await store.close();
-    const rootsBuilds: string[] = [];
+    const rebuilt: Array<[boolean, boolean, boolean]> = [];
+    const rootStamps: string[] = [];
     for (const [label, options] of SEQUENCE) {
       // A new process per step, as with `phasewise analyze --db`.
       store = new DuckStore({ database: db, threads: 2 });
       try {
-        const report = await analyzeRun(store, options, []);
+        const recorder = new RecordingRunner(store);
+        const report = await analyzeRun(recorder, options, []);
         assert.deepStrictEqual(report, await freshReport(options), label);
-        const [meta] = await store.all<{ m: string }>(`SELECT root_key || '/' || index_build_id AS m FROM trace_roots_meta`);
-        rootsBuilds.push(meta.m);
+        rebuilt.push([recorder.creates('span_index').length > 0, recorder.creates('span_attr_cache').length > 0, recorder.creates('trace_roots').length > 0]);
+        const [meta] = await store.all<{ stamp: string }>("SELECT stamp FROM derived_meta WHERE relation = 'trace_roots'");
+        rootStamps.push(meta.stamp);
       } finally {
         await store.close();
       }
     }
-    // One index build throughout; trace_roots stamped with the default root, then the other service, then default again.
-    const def = rootsBuilds[0];
-    assert.deepStrictEqual(rootsBuilds.slice(0, 4), [def, def, def, def]);
-    assert.ok(rootsBuilds[4].startsWith('{"service":"no-such-service"}/'), rootsBuilds[4]);
-    assert.strictEqual(rootsBuilds[5], def);
+    // [span index, attribute cache, trace_roots] built: all on the first analysis; afterwards the index
+    // and the cache never again, trace_roots only for the other root service and back.
+    assert.deepStrictEqual(rebuilt, [
+      [true, true, true],
+      [false, false, false],
+      [false, false, false],
+      [false, false, false],
+      [false, false, true],
+      [false, false, true],
+    ]);
+    const def = rootStamps[0];
+    assert.deepStrictEqual(rootStamps.slice(0, 4), [def, def, def, def]);
+    assert.notStrictEqual(rootStamps[4], def);
+    assert.strictEqual(rootStamps[5], def);
   });
 
   it('with duplicate span copies (not every span indexed): the cached path equals the first-scan path', async () => {
@@ -102,7 +116,7 @@ describe('attribute cache and trace_roots reuse across phase mappings', function
       }
       await analyzeRun(viaCache, DEFAULT_ANALYSIS_OPTIONS, []);
       const cachedReport = await analyzeRun(viaCache, phasesB, []);
-      const [meta] = await viaCache.all<{ indexed: number; rows: number }>('SELECT indexed_spans AS indexed, span_rows AS rows FROM span_index_meta');
+      const [meta] = await viaCache.all<{ indexed: number; rows: number }>('SELECT indexed_spans AS indexed, span_rows AS rows FROM span_index_counts');
       assert.deepStrictEqual([meta.indexed, meta.rows], [812, 852]);
       assert.deepStrictEqual(cachedReport, await analyzeRun(viaScan, phasesB, []));
       const phaseRows = async (store: DuckStore): Promise<unknown> =>
@@ -169,7 +183,7 @@ describe('attribute cache and trace_roots reuse across phase mappings', function
         ['gen_ai.operation.name', 'llm.phase'],
       );
       // A phase mapping with new keys scans them once; known keys keep their numbers and rows.
-      await buildBreakdown(store, { ...DEFAULT_ANALYSIS_OPTIONS, phases: ATTR_ONLY });
+      await ensureBreakdown(store, { ...DEFAULT_ANALYSIS_OPTIONS, phases: ATTR_ONLY });
       const rows = await store.all<{ key: string; value: string | null; n: number; present: number }>(
         `SELECT k.key, c.value, count(*) AS n, count(*) FILTER (WHERE c.present) AS present
          FROM span_attr_cache c JOIN span_attr_keys k USING (key_no)
@@ -208,18 +222,18 @@ describe('attribute cache and trace_roots reuse across phase mappings', function
     const store = new DuckStore({ threads: 2 });
     try {
       await loadFiles(store, [spansFile]);
-      await buildBreakdown(store, { ...DEFAULT_ANALYSIS_OPTIONS, phases: ATTR_ONLY });
+      await ensureBreakdown(store, { ...DEFAULT_ANALYSIS_OPTIONS, phases: ATTR_ONLY });
       const [{ n: stream }] = await store.all<{ n: number }>("SELECT count(*) AS n FROM span_attr_keys WHERE key = 'llm.stream'");
       assert.strictEqual(stream, 1);
-      // Appending the k6 file changes the loaded-run stamp: the index, and with it the cache, is rebuilt.
+      const cacheStamp = async (): Promise<string> =>
+        (await store.all<{ stamp: string }>("SELECT stamp FROM derived_meta WHERE relation = 'span_attr_cache'"))[0].stamp;
+      const before = await cacheStamp();
+      // Appending the k6 file changes the loaded tables' stamp: the index, and with it the cache, is rebuilt.
       await loadFiles(store, [k6File]);
-      await buildBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
+      await ensureBreakdown(store, DEFAULT_ANALYSIS_OPTIONS);
       const keys = await store.all<{ key: string }>('SELECT key FROM span_attr_keys ORDER BY key');
-      assert.ok(!keys.some((k) => k.key === 'llm.stream'), JSON.stringify(keys));
-      const [{ builds }] = await store.all<{ builds: number }>(
-        'SELECT count(DISTINCT k.build_id) AS builds FROM span_attr_keys k JOIN span_index_meta m USING (build_id)',
-      );
-      assert.strictEqual(builds, 1);
+      assert.deepStrictEqual(keys.map((k) => k.key), ['gen_ai.operation.name', 'llm.phase']);
+      assert.notStrictEqual(await cacheStamp(), before);
     } finally {
       await store.close();
     }

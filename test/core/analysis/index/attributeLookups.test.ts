@@ -71,7 +71,7 @@ describe('span attribute lookups typed once per span (attributeLookups.ts)', () 
     await loadFiles(store, [fixture('shared-samples/joined-otel-js/spans.otlp.jsonl')]);
     const attrs = new SpanAttributeLookups(new SqlParams());
     // python3: 812 spans in the file (the reader keeps duplicates as rows).
-    const [row] = await store.all<{ n: number; typed: number }>(`SELECT count(*) AS n, count(s.kv) AS typed FROM ${attrs.from('SELECT * FROM spans')}`);
+    const [row] = await store.all<{ n: number; typed: number }>(`SELECT count(*) AS n, count(s.typed_kv) AS typed FROM ${attrs.from('SELECT * FROM spans')}`);
     assert.deepStrictEqual(row, { n: 812, typed: 0 });
   });
 });

@@ -85,7 +85,7 @@ describe('span index (tree placement without a walk where possible, duplicates, 
         `SELECT s.span_id, ts.span_id AS top_id FROM event_index e JOIN spans s ON s.rowid = e.node_id JOIN spans ts ON ts.rowid = e.top_node`,
       );
       assert.deepStrictEqual(events.map((e) => [e.span_id, e.top_id]), [['c1', 'r']]);
-      const [meta] = await store.all<{ indexed_spans: number }>('SELECT indexed_spans FROM span_index_meta');
+      const [meta] = await store.all<{ indexed_spans: number }>('SELECT indexed_spans FROM span_index_counts');
       assert.strictEqual(meta.indexed_spans, 11);
     } finally {
       await store.close();

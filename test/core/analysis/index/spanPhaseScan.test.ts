@@ -1,7 +1,7 @@
 import * as assert from 'assert';
-import { buildBreakdown } from '../../../../src/core/analysis/breakdown/breakdown';
+import { buildBreakdown } from '../../../../src/core/analysis/breakdown/pipeline';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../../src/core/analysis/options';
-import { buildSpanPhases } from '../../../../src/core/analysis/breakdown/rootSelect';
+import { buildSpanPhases } from '../../../../src/core/analysis/breakdown/spanPhases';
 import { loadFiles } from '../../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../../src/core/store/duckStore';
 import { fixture } from '../../../helpers/paths';

@@ -1,7 +1,8 @@
 import * as assert from 'assert';
-import { buildBreakdown } from '../../../../src/core/analysis/breakdown/breakdown';
+import { buildBreakdown } from '../../../../src/core/analysis/breakdown/pipeline';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../../../src/core/analysis/options';
-import { reconcileTrace, slowTraces } from '../../../../src/core/analysis/trace/reconcile';
+import { reconcileTrace } from '../../../../src/core/analysis/trace/reconcile';
+import { slowTraces } from '../../../../src/core/analysis/trace/slowTraces';
 import { loadFiles } from '../../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../../src/core/store/duckStore';
 import { fixture } from '../../../helpers/paths';

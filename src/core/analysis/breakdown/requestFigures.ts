@@ -1,56 +1,12 @@
 import type { QueryRunner } from '../../store/duckStore';
-import type { AnalysisOptions } from '../options';
+import { exec } from '../sql/statement';
 import type { PhaseColumn } from './phaseSelect';
-import { tracePhasesSql, traceExtrasSql } from './phaseTimes';
-import { SqlParams } from '../sql/params';
-
-/**
- * `root_breakdown`: one row per trace with exactly one root (the server-only population).
- * unattributed_server_ms = server_root_ms − Σ phases, not clamped: phases overlapping each other
- * (a gateway span running during generation) show up as a negative value instead of being hidden.
- *
- * A view over trace_roots and the narrow persisted `root_figures` (numbers only, keyed by the root's
- * node ID): the root's IDs, names and status already live in trace_roots, and writing them a second
- * time into a persisted table cost more than computing every figure (≈ 0.4 s at 100k requests).
- */
-export async function buildRootBreakdown(store: QueryRunner, phases: readonly PhaseColumn[], options: AnalysisOptions): Promise<void> {
-  // The per-trace phase sums and extras are CTEs: one materialisation instead of three.
-  const params = new SqlParams();
-  const tracePhases = tracePhasesSql(phases, options, params);
-  const traceExtras = traceExtrasSql(options, params);
-  const phaseCols = phases.map((p) => `p.${p.column}`);
-  const sum = phaseCols.length > 0 ? phaseCols.join(' + ') : '0';
-  await store.run(
-    `CREATE OR REPLACE TABLE root_figures AS
-     WITH trace_phase_ms AS (${tracePhases}),
-     trace_extras AS (${traceExtras})
-     SELECT r.root_node_id${phaseCols.length > 0 ? ', ' + phaseCols.join(', ') : ''},
-            r.server_root_ms - (${sum}) AS unattributed_server_ms,
-            x.server_ttft_ms, x.server_itl_ms, x.content_events, x.server_output_tokens, p.concurrent_phase_spans
-     FROM trace_roots r
-     JOIN trace_phase_ms p ON p.root_node = r.root_node_id
-     LEFT JOIN trace_extras x ON x.root_node = r.root_node_id
-     WHERE r.root_candidates = 1`,
-    params.values,
-  );
-  await store.run('DROP TABLE IF EXISTS phase_sel');
-  await dropRelation(store, 'root_breakdown');
-  const figureCols = phases.map((p) => `f.${p.column}`);
-  await store.run(
-    `CREATE VIEW root_breakdown AS
-     SELECT r.trace_id, r.server_root_ms${figureCols.length > 0 ? ', ' + figureCols.join(', ') : ''},
-            f.unattributed_server_ms, f.server_ttft_ms, f.server_itl_ms, f.content_events, f.server_output_tokens,
-            r.root_start_ns, r.root_end_ns, r.root_status AS status, r.root_service, r.root_name, r.root_span_id,
-            r.span_count, r.root_fallback, f.concurrent_phase_spans, r.root_node_id
-     FROM root_figures f JOIN trace_roots r ON r.root_node_id = f.root_node_id`,
-  );
-}
 
 /**
  * `request_breakdown`: one row per client_requests row, every client column kept, plus the join flags
- * and the per-request decomposition (contract in notes/analysis-contract.md). A view over
- * client_requests and the narrow persisted `request_figures` (flags and figures, one row per client
- * row in loaded order), so the client columns are never copied.
+ * and the per-request decomposition (DESIGN §1; every column is declared in catalog/relations.ts). A
+ * view over client_requests and the narrow persisted `request_figures` (flags and figures, one row
+ * per client row in loaded order), so the client columns are never copied.
  *
  * Join conditions are pure equalities (the flag goes inside a CASE): DuckDB turns an ON clause with a
  * one-sided predicate into a nested-loop join, which took minutes at 100k requests.
@@ -63,7 +19,9 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
   // Step 1, narrow: the join flags and the server figures per client row, in loaded order. Joining
   // here without the ~35 client columns keeps the hash tables small (with them as join payload the
   // statement cost ≈ 3× more at 100k requests).
-  await store.run(
+  await exec(
+    store,
+    'request_join',
     `CREATE OR REPLACE TEMP TABLE request_join AS
      WITH j AS (
        SELECT ci.row_id, ci.trace_valid, ci.client_dup,
@@ -92,7 +50,9 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
   // Step 2: the per-request figures, narrow (numbers and flags only), persisted. They read the few
   // client columns they need row by row beside request_join (POSITIONAL JOIN: both are in loaded
   // order, client_index was written ORDER BY row_id).
-  await store.run(
+  await exec(
+    store,
+    'request_figures',
     `CREATE OR REPLACE TABLE request_figures AS
      SELECT n.row_id, n.trace_valid, n.client_dup, n.root_candidates, n.trace_has_spans, n.matched, n.lost_root,
             coalesce(c.send_offset_ms, c.start_ms - (SELECT min(start_ms) FROM client_requests)) AS offset_ms,
@@ -115,23 +75,9 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
                   is_streaming, client_ttft_ms, client_itl_ms, output_tokens FROM client_requests) c
      POSITIONAL JOIN request_join n`,
   );
-  await store.run('DROP TABLE IF EXISTS request_join');
+  await exec(store, 'drop request_join', 'DROP TABLE IF EXISTS request_join');
   // Step 3: request_breakdown is a view, every client column followed by the figures: copying the
   // ~35 client columns (IDs, URLs, names) into a second persisted table cost more than every figure.
-  await dropRelation(store, 'request_breakdown');
-  await store.run(`CREATE VIEW request_breakdown AS SELECT c.*, f.* FROM client_requests c POSITIONAL JOIN request_figures f`);
+  await exec(store, 'request_breakdown', 'CREATE OR REPLACE VIEW request_breakdown AS SELECT c.*, f.* FROM client_requests c POSITIONAL JOIN request_figures f');
 }
 
-/**
- * Drops a table or view of that name, whichever it is (a database written by an earlier version holds
- * request_breakdown as a table; DROP TABLE on a view, or DROP VIEW on a table, is an error in DuckDB).
- */
-async function dropRelation(store: QueryRunner, name: string): Promise<void> {
-  const [row] = await store.all<{ tables: number; views: number }>(
-    `SELECT (SELECT count(*) FROM duckdb_tables() WHERE table_name = $1 AND schema_name = 'main' AND NOT temporary) AS tables,
-            (SELECT count(*) FROM duckdb_views() WHERE view_name = $1 AND schema_name = 'main' AND NOT temporary) AS views`,
-    [name],
-  );
-  if ((row?.tables ?? 0) > 0) await store.run(`DROP TABLE ${name}`);
-  if ((row?.views ?? 0) > 0) await store.run(`DROP VIEW ${name}`);
-}

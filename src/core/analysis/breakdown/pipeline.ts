@@ -1,0 +1,136 @@
+/**
+ * Builds what the analysis derives from the loaded run, step by step in catalog order, each step only
+ * when one of its relations is stale (catalog/stamps.ts): the index (options-independent), the
+ * attribute cache, then the breakdown (phases, roots, per-trace and per-request figures). A re-analysis
+ * that changes only windows, gates or the slow-trace count rebuilds nothing; another phase mapping
+ * rebuilds the phase steps and keeps the index, the attribute cache and the trace roots.
+ */
+import { columnsOf } from '../catalog/columns';
+import { forgetStamps, markLoadedTablesChanged, readStoredState, recordStamps, type StoredRelation } from '../catalog/derivedMeta';
+import { LOADED_TABLES, RELATIONS } from '../catalog/relations';
+import { Stamps } from '../catalog/stamps';
+import { resetAttributeCache, writeCachedKeys } from '../index/attributeCache';
+import { buildSpanIndex, type SpanIndexScan, type SpanPhaseMask } from '../index/spanIndex';
+import type { AnalysisOptions } from '../options';
+import type { QueryRunner } from '../../store/duckStore';
+import { unordered } from '../../store/insertOrder';
+import { exec } from '../sql/statement';
+import { resetFigureCache } from '../figures/figureCache';
+import { phaseColumns, phaseMaskSql, type PhaseColumn } from './phaseSelect';
+import { buildPhaseSelection, buildRootTree } from './phaseTimes';
+import { buildRequestBreakdown } from './requestFigures';
+import { buildRootBreakdown } from './rootFigures';
+import { buildSpanPhases, buildSpanPhasesFromLinks } from './spanPhases';
+import { buildTraceRoots } from './rootSelect';
+
+/** What ensureBreakdown leaves for the figures. */
+export interface BreakdownInfo {
+  /** One `<phase>_ms` column per options.phases entry, in order, e.g. ['gateway_ms', 'gpu_queue_ms', 'generation_ms']. */
+  phaseColumns: string[];
+  /** The stamps of this analysis: the figure cache stores figures under them. */
+  stamps: Stamps;
+}
+
+interface StepContext {
+  store: QueryRunner;
+  options: AnalysisOptions;
+  phases: readonly PhaseColumn[];
+  /** Whether the span_phase step will run (the index step then computes the phase mask in its scan). */
+  phasesStale: boolean;
+  /** What the index step's scan left in span_links, when it ran. */
+  scan?: SpanIndexScan;
+}
+
+interface Step {
+  /** The relations the step writes, in catalog order. */
+  outputs: readonly string[];
+  build(ctx: StepContext): Promise<void>;
+}
+
+/** The build steps in catalog order (a test checks that they write every catalog relation once, in that order). */
+export const STEPS: readonly Step[] = [
+  {
+    outputs: ['trace_index', 'span_index', 'top_index', 'event_index', 'client_index', 'span_index_counts'],
+    // When the phases are rebuilt too (always, on a first analysis), the index's one scan of the span
+    // attributes also computes the phase mask and the attribute-cache columns of the selectors' keys.
+    build: async (ctx) => {
+      const mask: SpanPhaseMask | undefined = ctx.phasesStale ? (attrs, params) => phaseMaskSql(ctx.options.phases, params, attrs) : undefined;
+      ctx.scan = await buildSpanIndex(ctx.store, mask);
+    },
+  },
+  {
+    outputs: ['span_attr_keys', 'span_attr_cache'],
+    // Keyed by node and key number, never read in row order: written unordered (store/insertOrder.ts), as below.
+    build: (ctx) =>
+      unordered(ctx.store, async () => {
+        await resetAttributeCache(ctx.store);
+        if (ctx.scan !== undefined) await writeCachedKeys(ctx.store, 'span_links', ctx.scan.cachedKeys);
+      }),
+  },
+  {
+    outputs: ['span_phase'],
+    build: (ctx) => unordered(ctx.store, () => (ctx.scan?.phaseMask === true ? buildSpanPhasesFromLinks(ctx.store) : buildSpanPhases(ctx.store, ctx.options))),
+  },
+  { outputs: ['trace_roots'], build: (ctx) => unordered(ctx.store, () => buildTraceRoots(ctx.store, ctx.options)) },
+  { outputs: ['root_tree'], build: (ctx) => unordered(ctx.store, () => buildRootTree(ctx.store)) },
+  {
+    outputs: ['root_figures', 'root_breakdown'],
+    build: (ctx) =>
+      unordered(ctx.store, async () => {
+        await buildPhaseSelection(ctx.store, ctx.phases);
+        await buildRootBreakdown(ctx.store, ctx.phases, ctx.options);
+      }),
+  },
+  // request_figures is read beside client_requests by position: written in loaded order.
+  { outputs: ['request_figures', 'request_breakdown'], build: (ctx) => buildRequestBreakdown(ctx.store, ctx.phases) },
+  { outputs: ['breakdown_figures'], build: (ctx) => resetFigureCache(ctx.store) },
+];
+
+/** Whether a stored relation is the declared one: its kind and its columns, name and type, in order. */
+function hasDeclaredShape(name: string, stored: ReadonlyMap<string, StoredRelation>, phases: readonly string[]): boolean {
+  const relation = stored.get(name);
+  const decl = RELATIONS.find((r) => r.name === name);
+  if (relation === undefined || decl === undefined || relation.kind !== decl.kind) return false;
+  // A view's loaded columns are the live table's (a database written before a column existed has fewer).
+  const live = (t: string): Array<{ name: string; type: string; meaning: string }> =>
+    (stored.get(t)?.columns ?? []).map((c) => ({ name: c.slice(0, c.indexOf(' ')), type: c.slice(c.indexOf(' ') + 1), meaning: '' }));
+  const declared = columnsOf(name, phases, live).map((c) => `${c.name} ${c.type}`);
+  return declared.length === relation.columns.length && declared.every((c, i) => c === relation.columns[i]);
+}
+
+/**
+ * Makes every derived relation current for these options: reads the stored stamps, rebuilds the stale
+ * steps in order (forgetting their stamps first, recording them once built) and returns the stamps.
+ */
+export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
+  const phases = phaseColumns(options.phases);
+  const columns = phases.map((p) => p.column);
+  const state = await readStoredState(store, LOADED_TABLES);
+  const stamps = new Stamps(state.loaded, options, columns);
+  const stale = (name: string): boolean => state.stamps.get(name) !== stamps.relation(name) || !hasDeclaredShape(name, state.relations, columns);
+  const todo = STEPS.filter((step) => step.outputs.some(stale));
+  await forgetStamps(store, todo.flatMap((s) => s.outputs));
+  const ctx: StepContext = { store, options, phases, phasesStale: todo.some((s) => s.outputs.includes('span_phase')) };
+  for (const step of todo) {
+    // An older version may have written a view where a table is declared, or the reverse.
+    for (const name of step.outputs) {
+      const stored = state.relations.get(name);
+      const decl = RELATIONS.find((r) => r.name === name);
+      if (stored !== undefined && stored.kind !== decl?.kind) await exec(store, `drop ${name}`, `DROP ${stored.kind === 'view' ? 'VIEW' : 'TABLE'} ${name}`);
+    }
+    await step.build(ctx);
+    await recordStamps(store, step.outputs.map((name) => [name, stamps.relation(name)]));
+  }
+  // The index's scan table, when no later step consumed it.
+  if (ctx.scan !== undefined) await exec(store, 'drop span_links', 'DROP TABLE IF EXISTS span_links');
+  return { phaseColumns: columns, stamps };
+}
+
+/**
+ * Rebuilds everything, as after a reload: for callers that changed loaded rows in place (tests), which
+ * the loaded tables' stamp cannot see.
+ */
+export async function buildBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
+  await markLoadedTablesChanged(store);
+  return ensureBreakdown(store, options);
+}
