@@ -28,9 +28,8 @@ export function activate(context: vscode.ExtensionContext): PhasewiseApi {
   const log = vscode.window.createOutputChannel('Phasewise', { log: true });
   context.subscriptions.push(log);
   const registry = new Registry(context, log);
-
   registry.registerCommand('analyzeRun', analyzeRunCommand(log));
-  registerContractFeatures(context, log);
+  registerContractFeatures(registry);
   const probe = createProbeFeatures(context, log);
   registry.registerCommand('setApiToken', probe.setApiToken);
   registry.registerCommand('validateTraceparent', probe.validateTraceparent);

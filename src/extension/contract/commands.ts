@@ -1,5 +1,6 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
+import type { Registry } from '../registry';
 import { contractCore } from './lazyCore';
 
 async function contractDocument(uri?: vscode.Uri): Promise<vscode.TextDocument | undefined> {
@@ -57,7 +58,7 @@ export function generateK6ScriptCommand(log: vscode.LogOutputChannel): (uri?: vs
 }
 
 /** "Evaluate against a run…": asks for the run and span files and hands them to Analyze Run with this contract. */
-export function evaluateContractCommand(): (uri?: vscode.Uri) => Promise<unknown> {
+export function evaluateContractCommand(registry: Registry): (uri?: vscode.Uri) => Promise<unknown> {
   return async (uri) => {
     const doc = await contractDocument(uri);
     if (!doc || doc.isUntitled) {
@@ -68,17 +69,19 @@ export function evaluateContractCommand(): (uri?: vscode.Uri) => Promise<unknown
     const run = await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Use as run files', title: 'Phasewise: the run to evaluate (k6 JSON/CSV, per-request records)' });
     if (!run) return undefined;
     const spans = await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Use as span files', title: 'Phasewise: span exports (OTLP, Jaeger or Zipkin JSON)' });
-    return vscode.commands.executeCommand('phasewise.analyzeRun', { run: run.map((u) => u.fsPath), spans: (spans ?? []).map((u) => u.fsPath), contract: doc.uri.fsPath });
+    return vscode.commands.executeCommand(registry.commandId('analyzeRun'), { run: run.map((u) => u.fsPath), spans: (spans ?? []).map((u) => u.fsPath), contract: doc.uri.fsPath });
   };
 }
 
 /** The two lenses at the top of every contract. */
 export class ContractCodeLens implements vscode.CodeLensProvider {
+  constructor(private readonly registry: Registry) {}
+
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const top = new vscode.Range(0, 0, 0, 0);
     return [
-      new vscode.CodeLens(top, { title: 'Evaluate against a run…', command: 'phasewise.evaluateContract', arguments: [doc.uri] }),
-      new vscode.CodeLens(top, { title: 'Generate k6 script', command: 'phasewise.generateK6Script', arguments: [doc.uri] }),
+      new vscode.CodeLens(top, { title: 'Evaluate against a run…', command: this.registry.commandId('evaluateContract'), arguments: [doc.uri] }),
+      new vscode.CodeLens(top, { title: 'Generate k6 script', command: this.registry.commandId('generateK6Script'), arguments: [doc.uri] }),
     ];
   }
 }

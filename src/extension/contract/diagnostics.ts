@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Registry } from '../registry';
 import { contractCore } from './lazyCore';
 import type { ContractDiagnostic } from '../../core/contract';
 import { isContractDocument, SOURCE, toRange } from './documents';
@@ -17,7 +18,8 @@ const DEBOUNCE_MS = 150;
  * Keeps one DiagnosticCollection in step with open contracts: validated on open, on change (debounced)
  * and cleared on close. The core does the work; this only maps offsets to positions.
  */
-export function registerContractDiagnostics(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.DiagnosticCollection {
+export function registerContractDiagnostics(registry: Registry): vscode.DiagnosticCollection {
+  const log = registry.log;
   const collection = vscode.languages.createDiagnosticCollection('phasewise-contract');
   const timers = new Map<string, NodeJS.Timeout>();
 
@@ -47,7 +49,7 @@ export function registerContractDiagnostics(context: vscode.ExtensionContext, lo
     }, DEBOUNCE_MS));
   };
 
-  context.subscriptions.push(
+  registry.subscribe(
     collection,
     vscode.workspace.onDidOpenTextDocument(validate),
     vscode.workspace.onDidChangeTextDocument((e) => schedule(e.document)),
@@ -60,6 +62,6 @@ export function registerContractDiagnostics(context: vscode.ExtensionContext, lo
   // Contracts already open are validated after activation returns: the first validation loads the core
   // bundle (yaml + ajv), which must not count against activation (DESIGN §6: ≤ 50 ms).
   const initial = setTimeout(() => vscode.workspace.textDocuments.forEach(validate), 0);
-  context.subscriptions.push({ dispose: () => clearTimeout(initial) });
+  registry.subscribe({ dispose: () => clearTimeout(initial) });
   return collection;
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { Registry } from '../registry';
+import type { Registry } from '../registry';
 import { ContractCodeActions } from './codeActions';
 import { ContractCodeLens, evaluateContractCommand, generateK6ScriptCommand, newLoadContract } from './commands';
 import { registerContractDiagnostics } from './diagnostics';
@@ -12,16 +12,15 @@ const SELECTOR: vscode.DocumentSelector = [
 ];
 
 /** Everything the editor does for load contracts: diagnostics, hovers, completions, fixes, lenses, commands. */
-export function registerContractFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
-  const registry = new Registry(context, log);
+export function registerContractFeatures(registry: Registry): void {
   registry.registerCommand('newLoadContract', newLoadContract);
-  registry.registerCommand('generateK6Script', generateK6ScriptCommand(log));
-  registry.registerCommand('evaluateContract', evaluateContractCommand());
-  registerContractDiagnostics(context, log);
-  context.subscriptions.push(
+  registry.registerCommand('generateK6Script', generateK6ScriptCommand(registry.log));
+  registry.registerCommand('evaluateContract', evaluateContractCommand(registry));
+  registerContractDiagnostics(registry);
+  registry.subscribe(
     vscode.languages.registerCodeActionsProvider(SELECTOR, new ContractCodeActions(), { providedCodeActionKinds: ContractCodeActions.kinds }),
     vscode.languages.registerHoverProvider(SELECTOR, new ContractHover()),
     vscode.languages.registerCompletionItemProvider(SELECTOR, new ContractCompletion(), ':', ' '),
-    vscode.languages.registerCodeLensProvider({ pattern: '**/*.loadcontract.{yaml,yml,json}' }, new ContractCodeLens()),
+    vscode.languages.registerCodeLensProvider({ pattern: '**/*.loadcontract.{yaml,yml,json}' }, new ContractCodeLens(registry)),
   );
 }

@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { BackendSpec } from '../../core/probe/backends/backendSpec';
+import { commandId } from '../commandIds';
 import type { ProbeResult } from '../../core/probe/result';
 import type { ProbeJob } from './probeProtocol';
 import { runProbeJob } from './probeClient';
@@ -127,7 +128,7 @@ export function runProbeSeriesCommand(deps: Deps): (args?: ProbeCommandArgs) => 
       return { records: answer.records, spans: answer.spans };
     });
     if (!files) return undefined;
-    await vscode.commands.executeCommand('phasewise.analyzeRun', { run: [files.records], spans: files.spans ? [files.spans] : [] });
+    await vscode.commands.executeCommand(commandId('analyzeRun'), { run: [files.records], spans: files.spans ? [files.spans] : [] });
     return files;
   };
 }

@@ -8,6 +8,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ReceiverSummary } from '../../core/probe/receiver/events';
 import type { OtlpReceiver } from '../../core/probe/receiver/receiver';
+import { commandId } from '../commandIds';
 import { loadCore } from '../lazyCore';
 
 export class ReceiverController implements vscode.Disposable {
@@ -20,7 +21,7 @@ export class ReceiverController implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.item.name = 'Phasewise trace receiver';
-    this.item.command = 'phasewise.stopTraceReceiver';
+    this.item.command = commandId('stopTraceReceiver');
   }
 
   /** The JSONL file the running receiver writes, for probes to read their traces from. */

@@ -2,13 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { repoRoot } from '../../helpers/paths';
-
-function tsFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    return e.isDirectory() ? tsFiles(full) : e.name.endsWith('.ts') ? [full] : [];
-  });
-}
+import { tsFiles } from '../../helpers/sourceFiles';
 
 describe('layer boundaries', () => {
   it('src/core never imports vscode', () => {
