@@ -4,8 +4,9 @@
  * fields (InputError's file and line), so errors travel as tagged plain objects and are revived here.
  * No vscode and no DuckDB import: the host bundle and plain-Node tests both use this file.
  */
-import type { Report } from '../core/report/model';
 import { CancelledError, ContractError, InputError } from '../core/errors';
+import type { Report } from '../core/report/model';
+import { array, literal, model, nullable, number, object, string, tagged, type Infer, type Schema } from '../protocol/schema';
 
 /** What the worker analyses (passed as `workerData`). */
 export interface AnalysisRequest {
@@ -14,23 +15,43 @@ export interface AnalysisRequest {
   contract?: string;
 }
 
-/** Host → worker. */
-export type HostMessage = { type: 'cancel' };
+/** Host → worker: stop (interrupt DuckDB and answer with a `cancelled` error). */
+export const HOST_MESSAGE = tagged('type', { cancel: object({ type: literal('cancel') }) });
+
+export type HostMessage = Infer<typeof HOST_MESSAGE>;
 
 /** An error as it crosses the thread boundary. */
-export type SerializedError =
-  | { kind: 'input'; file: string; line: number | null; expected: string; found: string | null }
-  | { kind: 'contract'; file: string; lines: string[]; message: string }
-  | { kind: 'cancelled' }
-  | { kind: 'other'; name: string; message: string; stack: string | null };
+const serializedError = tagged('kind', {
+  input: object({ kind: literal('input'), file: string, line: nullable(number), expected: string, found: nullable(string) }),
+  contract: object({ kind: literal('contract'), file: string, lines: array(string), message: string }),
+  cancelled: object({ kind: literal('cancelled') }),
+  other: object({ kind: literal('other'), name: string, message: string, stack: nullable(string) }),
+});
 
-/** Worker → host. */
-export type WorkerMessage =
-  | { type: 'progress'; message: string; fraction: number | null }
-  | { type: 'file'; file: string; bytes: number; side: 'client' | 'server' }
-  | { type: 'notes'; notes: string[] }
-  | { type: 'result'; report: Report; markdown: string }
-  | { type: 'error'; error: SerializedError };
+export type SerializedError = Infer<typeof serializedError>;
+
+/** The fields of the Report the host reads itself (the rest is rendered as the core declares it). */
+const report: Schema<Report> = model<Report>()({
+  phasewise_version: string,
+  verdict: object({ status: string, broken_phase: nullable(string), reasons: array(string) }) as unknown as Schema<Report['verdict']>,
+  join: object({ client_requests: number, matched: number }) as unknown as Schema<Report['join']>,
+});
+
+/** Worker → host: progress while it runs, then one `result` or one `error`. */
+export const WORKER_MESSAGE = tagged('type', {
+  /** A phase message of the readers or the analysis (`fraction` when the reader knows it). */
+  progress: object({ type: literal('progress'), message: string, fraction: nullable(number) }),
+  /** A file starts loading: absolute path, size in bytes, and which side it feeds. */
+  file: object({ type: literal('file'), file: string, bytes: number, side: literal('client', 'server') }),
+  /** Contract warnings, formatted `file:line:col: severity code message`. */
+  notes: object({ type: literal('notes'), notes: array(string) }),
+  /** The report, and its markdown rendered on the worker. */
+  result: object({ type: literal('result'), report, markdown: string }),
+  /** The analysis failed (or was cancelled). */
+  error: object({ type: literal('error'), error: serializedError }),
+});
+
+export type WorkerMessage = Infer<typeof WORKER_MESSAGE>;
 
 /** Worker side: any thrown value as a tagged plain object. */
 export function serializeError(err: unknown): SerializedError {
@@ -63,13 +84,12 @@ export function reviveError(e: SerializedError): Error {
   }
 }
 
-/** Narrowing for messages arriving on a port (typed only by convention). */
+/** Narrowing for messages arriving on the host's side of the port (checked against WORKER_MESSAGE). */
 export function isWorkerMessage(value: unknown): value is WorkerMessage {
-  if (value === null || typeof value !== 'object') return false;
-  const type = (value as { type?: unknown }).type;
-  return type === 'progress' || type === 'file' || type === 'notes' || type === 'result' || type === 'error';
+  return WORKER_MESSAGE.check(value, 'message') === undefined;
 }
 
+/** Narrowing for messages arriving on the worker's side of the port (checked against HOST_MESSAGE). */
 export function isHostMessage(value: unknown): value is HostMessage {
-  return value !== null && typeof value === 'object' && (value as { type?: unknown }).type === 'cancel';
+  return HOST_MESSAGE.check(value, 'message') === undefined;
 }
