@@ -12,6 +12,7 @@ import { analyzeFiles } from '../../src/core/run/analyzeFiles';
 import { renderMarkdownReport } from '../../src/core/report/markdown';
 import { defaultWorkerFile, startAnalysis, type RunningAnalysis } from '../../src/extension/analysisClient';
 import { fixture, repoRoot } from '../helpers/paths';
+import { assertSameValues } from '../helpers/sameValues';
 
 const samples = path.join(repoRoot, 'samples');
 const sampleRequest = {
@@ -23,28 +24,6 @@ const sampleRequest = {
 interface SamplesTruth {
   counts: { matched: number; started: number; lost_roots: number };
   matched_succeeded: { network_envelope_ms: { n: number; p95: number } };
-}
-
-function close(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'number' || typeof b !== 'number') return a === b;
-  return a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
-}
-
-/** Deep equality with numbers compared to a relative 1e-9 (same keys, same order of arrays). */
-function assertClose(actual: unknown, expected: unknown, where: string): void {
-  if (typeof actual === 'number' || typeof expected === 'number') {
-    assert.ok(close(actual, expected), `${where}: ${String(actual)} ≠ ${String(expected)}`);
-    return;
-  }
-  if (actual === null || expected === null || typeof actual !== 'object' || typeof expected !== 'object') {
-    assert.strictEqual(actual, expected, where);
-    return;
-  }
-  assert.strictEqual(Array.isArray(actual), Array.isArray(expected), `${where}: array vs object`);
-  const a = actual as Record<string, unknown>;
-  const e = expected as Record<string, unknown>;
-  assert.deepStrictEqual(Object.keys(a), Object.keys(e), `${where}: keys`);
-  for (const k of Object.keys(e)) assertClose(a[k], e[k], `${where}.${k}`);
 }
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -78,9 +57,9 @@ describe('analysis worker client', function () {
     assert.deepStrictEqual(report.verdict, local.verdict);
     assert.deepStrictEqual(report.join, local.join);
     assert.deepStrictEqual(report.metrics.network_envelope_ms?.n, local.metrics.network_envelope_ms?.n);
-    assert.ok(close(report.metrics.network_envelope_ms?.p95, local.metrics.network_envelope_ms?.p95), 'envelope p95');
+    assertSameValues(report.metrics.network_envelope_ms?.p95, local.metrics.network_envelope_ms?.p95, 'envelope p95', 1e-9);
     // Everything else too, numbers to 1e-9 relative: DuckDB's parallel sums may differ in the last digit.
-    assertClose(report, local, 'report');
+    assertSameValues(report, local, 'report', 1e-9);
     // Rendered in the worker by the same renderer (the class-less clone renders identically).
     assert.strictEqual(markdown, renderMarkdownReport(report));
 

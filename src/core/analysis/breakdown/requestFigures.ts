@@ -1,5 +1,7 @@
 import type { QueryRunner } from '../../store/duckStore';
+import { metricDecl, metricsHeldBy } from '../catalog/metrics';
 import { exec } from '../sql/statement';
+import { metricSelect, type MetricSqlMap } from './metricSql';
 import type { PhaseColumn } from './phaseSelect';
 
 /**
@@ -14,8 +16,49 @@ import type { PhaseColumn } from './phaseSelect';
  * client_dup is only set for valid IDs: an all-zero or malformed ID repeated on many rows is already
  * unmatched as invalid, and counting it as a collision too would double-report one problem.
  */
+/**
+ * The SQL of each metric computed in request_figures (source `request_figures` in catalog/metrics.ts),
+ * over `c` (the client row's columns listed in CLIENT_COLUMNS) and `n` (request_join: the join flags
+ * and, for matched requests, the root's metrics as `root_<metric>` and root_server_itl_ms and
+ * server_output_tokens). A metric the catalog declares without an entry here is an error.
+ */
+const REQUEST_METRIC_SQL: MetricSqlMap = {
+  transport_setup_ms: () => `CASE WHEN c.blocked_ms IS NULL AND c.connecting_ms IS NULL AND c.tls_handshaking_ms IS NULL THEN NULL
+                 ELSE coalesce(c.blocked_ms, 0) + coalesce(c.connecting_ms, 0) + coalesce(c.tls_handshaking_ms, 0) END`,
+  network_envelope_ms: () => 'CASE WHEN n.matched THEN c.client_total_ms - n.root_server_root_ms END',
+  ttft_envelope_ms: () => `CASE WHEN n.matched AND coalesce(c.is_streaming, c.client_ttft_ms IS NOT NULL)
+                 THEN c.client_ttft_ms - n.root_server_ttft_ms END`,
+  itl_ms: () => 'CASE WHEN n.matched AND n.root_server_itl_ms IS NOT NULL THEN n.root_server_itl_ms ELSE c.client_itl_ms END',
+  generation_ms_per_output_token: (phases) => {
+    const generation = phases.find((p) => p.name === 'generation');
+    return generation
+      ? `CASE WHEN n.matched AND c.outcome = 'succeeded' AND coalesce(c.output_tokens, n.server_output_tokens) >= 1
+            THEN n.root_${generation.column} / coalesce(c.output_tokens, n.server_output_tokens) END`
+      : 'NULL::DOUBLE';
+  },
+};
+
+/** The client columns REQUEST_METRIC_SQL and the fixed columns read (a new metric's SQL may need another). */
+const CLIENT_COLUMNS = [
+  'send_offset_ms',
+  'start_ms',
+  'outcome',
+  'client_total_ms',
+  'blocked_ms',
+  'connecting_ms',
+  'tls_handshaking_ms',
+  'is_streaming',
+  'client_ttft_ms',
+  'client_itl_ms',
+  'output_tokens',
+];
+
 export async function buildRequestBreakdown(store: QueryRunner, phases: readonly PhaseColumn[]): Promise<void> {
-  const phaseCols = phases.map((p) => `CASE WHEN j.matched THEN b.${p.column} END AS ${p.column}`);
+  const phaseColumns = phases.map((p) => p.column);
+  const held = metricsHeldBy('request_figures', phaseColumns);
+  // The root's metrics for matched requests: copied from root_breakdown through request_join.
+  const fromRoot = held.filter((c) => phaseColumns.includes(c) || metricDecl(c)?.source !== 'request_figures');
+  const rootCols = fromRoot.map((c) => `CASE WHEN j.matched THEN b.${c} END AS root_${c}`);
   // Step 1, narrow: the join flags and the server figures per client row, in loaded order. Joining
   // here without the ~35 client columns keeps the hash tables small (with them as join payload the
   // statement cost ≈ 3× more at 100k requests).
@@ -33,20 +76,13 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
        FROM client_index ci LEFT JOIN trace_roots r ON r.trace_no = ci.trace_no
      )
      SELECT j.* EXCLUDE (join_root_node),
-            CASE WHEN j.matched THEN b.server_root_ms END AS b_server_root,
-            ${phaseCols.length > 0 ? phaseCols.join(',\n ') + ',' : ''}
-            CASE WHEN j.matched THEN b.unattributed_server_ms END AS unattributed_server_ms,
-            CASE WHEN j.matched THEN b.server_ttft_ms END AS b_server_ttft,
-            CASE WHEN j.matched THEN b.server_itl_ms END AS b_server_itl,
+            ${rootCols.join(',\n            ')},
+            CASE WHEN j.matched THEN b.server_itl_ms END AS root_server_itl_ms,
             CASE WHEN j.matched THEN b.server_output_tokens END AS server_output_tokens
      FROM j LEFT JOIN root_breakdown b ON b.root_node_id = CASE WHEN j.matched THEN j.join_root_node END
      ORDER BY j.row_id`,
   );
-  const generation = phases.find((p) => p.name === 'generation');
-  const perToken = generation
-    ? `CASE WHEN n.matched AND c.outcome = 'succeeded' AND coalesce(c.output_tokens, n.server_output_tokens) >= 1
-            THEN n.${generation.column} / coalesce(c.output_tokens, n.server_output_tokens) END`
-    : 'NULL::DOUBLE';
+  const metricSql = held.map((c) => (fromRoot.includes(c) ? `n.root_${c} AS ${c}` : metricSelect(REQUEST_METRIC_SQL, 'request_figures', c, phases)));
   // Step 2: the per-request figures, narrow (numbers and flags only), persisted. They read the few
   // client columns they need row by row beside request_join (POSITIONAL JOIN: both are in loaded
   // order, client_index was written ORDER BY row_id).
@@ -57,22 +93,10 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
      SELECT n.row_id, n.trace_valid, n.client_dup, n.root_candidates, n.trace_has_spans, n.matched, n.lost_root,
             coalesce(c.send_offset_ms, c.start_ms - (SELECT min(start_ms) FROM client_requests)) AS offset_ms,
             c.outcome = 'succeeded' AS succeeded,
-            n.b_server_root AS server_root_ms,
-            CASE WHEN n.matched THEN c.client_total_ms - n.b_server_root END AS network_envelope_ms,
-            CASE WHEN c.blocked_ms IS NULL AND c.connecting_ms IS NULL AND c.tls_handshaking_ms IS NULL THEN NULL
-                 ELSE coalesce(c.blocked_ms, 0) + coalesce(c.connecting_ms, 0) + coalesce(c.tls_handshaking_ms, 0) END
-              AS transport_setup_ms,
-            ${phases.map((p) => `n.${p.column},`).join(' ')}
-            n.unattributed_server_ms,
-            n.b_server_ttft AS server_ttft_ms,
-            CASE WHEN n.matched AND coalesce(c.is_streaming, c.client_ttft_ms IS NOT NULL)
-                 THEN c.client_ttft_ms - n.b_server_ttft END AS ttft_envelope_ms,
-            CASE WHEN n.matched AND n.b_server_itl IS NOT NULL THEN n.b_server_itl ELSE c.client_itl_ms END AS itl_ms,
-            CASE WHEN n.matched AND n.b_server_itl IS NOT NULL THEN 'server' WHEN c.client_itl_ms IS NOT NULL THEN 'client' END AS itl_source,
-            n.server_output_tokens,
-            ${perToken} AS generation_ms_per_output_token
-     FROM (SELECT send_offset_ms, start_ms, outcome, client_total_ms, blocked_ms, connecting_ms, tls_handshaking_ms,
-                  is_streaming, client_ttft_ms, client_itl_ms, output_tokens FROM client_requests) c
+            ${metricSql.join(',\n            ')},
+            CASE WHEN n.matched AND n.root_server_itl_ms IS NOT NULL THEN 'server' WHEN c.client_itl_ms IS NOT NULL THEN 'client' END AS itl_source,
+            n.server_output_tokens
+     FROM (SELECT ${CLIENT_COLUMNS.join(', ')} FROM client_requests) c
      POSITIONAL JOIN request_join n`,
   );
   await exec(store, 'drop request_join', 'DROP TABLE IF EXISTS request_join');

@@ -1,7 +1,9 @@
 import type { QueryRunner } from '../../store/duckStore';
+import { metricDecl, metricsHeldBy } from '../catalog/metrics';
 import type { AnalysisOptions } from '../options';
 import { SqlParams } from '../sql/params';
 import { exec } from '../sql/statement';
+import { metricSelect, type MetricSqlMap } from './metricSql';
 import type { PhaseColumn } from './phaseSelect';
 import { traceExtrasSql, tracePhasesSql } from './phaseTimes';
 
@@ -14,22 +16,32 @@ import { traceExtrasSql, tracePhasesSql } from './phaseTimes';
  * node ID): the root's IDs, names and status already live in trace_roots, and writing them a second
  * time into a persisted table cost more than computing every figure (≈ 0.4 s at 100k requests).
  */
+/**
+ * The SQL of each metric computed in root_figures (source `root_figures` in catalog/metrics.ts), over
+ * `r` (trace_roots), `p` (trace_phase_ms: the phase columns) and `x` (trace_extras: first token, ITL,
+ * output tokens). The phase columns are `p.<phase>_ms`. A metric the catalog declares without an
+ * entry here is an error.
+ */
+const ROOT_METRIC_SQL: MetricSqlMap = {
+  unattributed_server_ms: (phases) => `r.server_root_ms - (${phases.length > 0 ? phases.map((p) => `p.${p.column}`).join(' + ') : '0'})`,
+  server_ttft_ms: () => 'x.server_ttft_ms',
+};
+
 export async function buildRootBreakdown(store: QueryRunner, phases: readonly PhaseColumn[], options: AnalysisOptions): Promise<void> {
   // The per-trace phase sums and extras are CTEs: one materialisation instead of three.
   const params = new SqlParams();
   const tracePhases = tracePhasesSql(phases, options, params);
   const traceExtras = traceExtrasSql(options, params);
-  const phaseCols = phases.map((p) => `p.${p.column}`);
-  const sum = phaseCols.length > 0 ? phaseCols.join(' + ') : '0';
+  const phaseColumns = phases.map((p) => p.column);
+  const metricSql = metricsHeldBy('root_figures', phaseColumns).map((c) => (phaseColumns.includes(c) ? `p.${c}` : metricSelect(ROOT_METRIC_SQL, 'root_figures', c, phases)));
   await exec(
     store,
     'root_figures',
     `CREATE OR REPLACE TABLE root_figures AS
      WITH trace_phase_ms AS (${tracePhases}),
      trace_extras AS (${traceExtras})
-     SELECT r.root_node_id${phaseCols.length > 0 ? ', ' + phaseCols.join(', ') : ''},
-            r.server_root_ms - (${sum}) AS unattributed_server_ms,
-            x.server_ttft_ms, x.server_itl_ms, x.content_events, x.server_output_tokens, p.concurrent_phase_spans
+     SELECT r.root_node_id, ${metricSql.join(',\n            ')},
+            x.server_itl_ms, x.content_events, x.server_output_tokens, p.concurrent_phase_spans
      FROM trace_roots r
      JOIN trace_phase_ms p ON p.root_node = r.root_node_id
      LEFT JOIN trace_extras x ON x.root_node = r.root_node_id
@@ -37,16 +49,16 @@ export async function buildRootBreakdown(store: QueryRunner, phases: readonly Ph
     params.values,
   );
   await exec(store, 'drop phase_sel', 'DROP TABLE IF EXISTS phase_sel');
-  const figureCols = phases.map((p) => `f.${p.column}`);
+  // The view passes every metric of the root on: trace_roots' own (server_root_ms) and root_figures'.
+  const viewMetrics = metricsHeldBy('root_breakdown', phaseColumns).map((c) => (metricDecl(c)?.source === 'trace_roots' ? `r.${c}` : `f.${c}`));
   await exec(
     store,
     'root_breakdown',
     `CREATE OR REPLACE VIEW root_breakdown AS
-     SELECT r.trace_id, r.server_root_ms${figureCols.length > 0 ? ', ' + figureCols.join(', ') : ''},
-            f.unattributed_server_ms, f.server_ttft_ms, f.server_itl_ms, f.content_events, f.server_output_tokens,
+     SELECT r.trace_id, ${viewMetrics.join(', ')},
+            f.server_itl_ms, f.content_events, f.server_output_tokens,
             r.root_start_ns, r.root_end_ns, r.root_status AS status, r.root_service, r.root_name, r.root_span_id,
             r.span_count, r.root_fallback, f.concurrent_phase_spans, r.root_node_id
      FROM root_figures f JOIN trace_roots r ON r.root_node_id = f.root_node_id`,
   );
 }
-

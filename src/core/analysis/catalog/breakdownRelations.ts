@@ -2,7 +2,7 @@
  * The catalog's breakdown stage (breakdown/*.ts: phases, roots, per-trace and per-request figures, the
  * views the metric tables read) and the figure cache (figures/figureCache.ts).
  */
-import { col, metric, NODE, PHASE_COLUMNS, type RelationDecl } from './declarations';
+import { col, NODE, type RelationDecl } from './declarations';
 
 export const BREAKDOWN_RELATIONS: readonly RelationDecl[] = [
   {
@@ -69,9 +69,7 @@ export const BREAKDOWN_RELATIONS: readonly RelationDecl[] = [
     options: ['phases', 'timestampGranularityMs', 'firstTokenEvent', 'firstTokenSpan', 'contentEvent'],
     columns: [
       col('root_node_id', 'BIGINT', 'node_id of the root'),
-      PHASE_COLUMNS,
-      metric('unattributed_server_ms'),
-      metric('server_ttft_ms'),
+      { metrics: 'root_figures' },
       col('server_itl_ms', 'DOUBLE', 'mean interval between content events after the first one'),
       col('content_events', 'BIGINT', 'content events under the root'),
       col('server_output_tokens', 'DOUBLE', 'Σ output tokens over the root subtree'),
@@ -87,10 +85,7 @@ export const BREAKDOWN_RELATIONS: readonly RelationDecl[] = [
     options: [],
     columns: [
       col('trace_id', 'VARCHAR', 'trace ID'),
-      metric('server_root_ms'),
-      PHASE_COLUMNS,
-      metric('unattributed_server_ms'),
-      metric('server_ttft_ms'),
+      { metrics: 'root_breakdown' },
       col('server_itl_ms', 'DOUBLE', 'mean interval between content events after the first one'),
       col('content_events', 'BIGINT', 'content events under the root'),
       col('server_output_tokens', 'DOUBLE', 'Σ output tokens over the root subtree'),
@@ -123,17 +118,9 @@ export const BREAKDOWN_RELATIONS: readonly RelationDecl[] = [
       col('lost_root', 'BOOLEAN', 'its trace has spans but no root candidate'),
       col('offset_ms', 'DOUBLE', "send time in ms since the run's first send"),
       col('succeeded', 'BOOLEAN', "outcome = 'succeeded'"),
-      metric('server_root_ms'),
-      metric('network_envelope_ms'),
-      metric('transport_setup_ms'),
-      PHASE_COLUMNS,
-      metric('unattributed_server_ms'),
-      metric('server_ttft_ms'),
-      metric('ttft_envelope_ms'),
-      metric('itl_ms'),
+      { metrics: 'request_figures' },
       col('itl_source', 'VARCHAR', "where itl_ms comes from: 'server' or 'client'"),
       col('server_output_tokens', 'DOUBLE', 'Σ output tokens over the root subtree (matched requests)'),
-      metric('generation_ms_per_output_token'),
     ],
   },
   {

@@ -4,7 +4,8 @@
  * not take (any other column of the breakdown views).
  */
 import { SCHEMA_SQL } from '../../store/schema';
-import { LOADED_TABLES, PHASE_COLUMNS, RELATIONS, type ColumnDecl, type ColumnEntry, type LoadedTable, type RelationDecl } from './relations';
+import { metricsHeldBy } from './metrics';
+import { LOADED_TABLES, metric, PHASE_COLUMNS, RELATIONS, type ColumnDecl, type ColumnEntry, type LoadedTable, type RelationDecl } from './relations';
 
 const BY_NAME = new Map(RELATIONS.map((r) => [r.name, r]));
 
@@ -46,8 +47,10 @@ function isPhaseSlot(entry: ColumnEntry): entry is typeof PHASE_COLUMNS {
 
 /** A relation's columns in order, with `<phase>_ms` for each phase column and a view's inherited columns expanded. */
 export function columnsOf(name: string, phaseColumns: readonly string[], loaded: LoadedColumnSource = schemaColumns): ColumnDecl[] {
+  const phaseColumn = (c: string): ColumnDecl => ({ name: c, type: 'DOUBLE', meaning: `phase ${c.replace(/_ms$/, '')}`, phase: true });
   return relationDecl(name).columns.flatMap((entry): readonly ColumnDecl[] => {
-    if (isPhaseSlot(entry)) return phaseColumns.map((c) => ({ name: c, type: 'DOUBLE', meaning: `phase ${c.replace(/_ms$/, '')}`, phase: true }));
+    if (isPhaseSlot(entry)) return phaseColumns.map(phaseColumn);
+    if ('metrics' in entry) return metricsHeldBy(entry.metrics, phaseColumns).map((c) => (phaseColumns.includes(c) ? phaseColumn(c) : metric(c)));
     if ('loaded' in entry) return loaded(entry.loaded);
     if ('relation' in entry) return columnsOf(entry.relation, phaseColumns, loaded);
     return [entry];

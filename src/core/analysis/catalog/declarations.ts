@@ -38,7 +38,12 @@ export interface RelationColumns {
   relation: string;
 }
 
-export type ColumnEntry = ColumnDecl | typeof PHASE_COLUMNS | LoadedColumns | RelationColumns;
+/** Stands for the metric columns the relation holds (catalog/metrics.ts metricsHeldBy), phases included. */
+export interface MetricColumns {
+  metrics: 'request_figures' | 'root_figures' | 'root_breakdown';
+}
+
+export type ColumnEntry = ColumnDecl | typeof PHASE_COLUMNS | LoadedColumns | RelationColumns | MetricColumns;
 
 export interface RelationDecl {
   name: string;

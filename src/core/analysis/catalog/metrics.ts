@@ -20,9 +20,21 @@ export const POPULATION_RELATION: Readonly<Record<Population, 'request_breakdown
   server: 'root_breakdown',
 };
 
+/**
+ * Where a metric is computed, and so where its SQL lives:
+ * - `client_requests`: a loaded column (store/schema.ts), no SQL;
+ * - `request_figures`: an expression over the client row and its joined root (breakdown/requestFigures.ts REQUEST_METRIC_SQL);
+ * - `root_figures`: an expression over the trace under the root (breakdown/rootFigures.ts ROOT_METRIC_SQL);
+ * - `trace_roots`: a column of trace_roots (breakdown/rootSelect.ts).
+ * A metric of the root (root_figures, trace_roots) is copied into request_figures for matched
+ * requests when the matched population lists it; a view passes every metric of its relations on.
+ */
+export type MetricSource = 'client_requests' | 'request_figures' | 'root_figures' | 'trace_roots';
+
 export interface MetricDecl {
   /** Column of the population's breakdown view, e.g. `network_envelope_ms`. */
   column: string;
+  source: MetricSource;
   /** The metric tables that list it (report keys `metrics`, `client_only`, `server_only`). */
   populations: readonly Population[];
   /**
@@ -37,7 +49,7 @@ export interface MetricDecl {
   definition: string | ((options: AnalysisOptions) => string);
 }
 
-/** Where the phase metrics (`<phase>_ms`, one per phase, in options order) go in the metric order. */
+/** Where the phase metrics (`<phase>_ms`, one per phase, in options order, computed in root_figures) go in the metric order. */
 export const PHASES = 'phases';
 
 function itlDefinition(options: AnalysisOptions): string {
@@ -51,6 +63,7 @@ function itlDefinition(options: AnalysisOptions): string {
 export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   {
     column: 'client_total_ms',
+    source: 'client_requests',
     populations: ['matched', 'client'],
     phaseDependent: false,
     gate: 'slo',
@@ -59,6 +72,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'transport_setup_ms',
+    source: 'request_figures',
     populations: ['matched', 'client'],
     phaseDependent: false,
     gate: 'budget',
@@ -67,6 +81,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'client_ttft_ms',
+    source: 'client_requests',
     populations: ['matched', 'client'],
     phaseDependent: false,
     gate: 'slo',
@@ -75,6 +90,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'client_ttfb_ms',
+    source: 'client_requests',
     populations: ['matched', 'client'],
     phaseDependent: false,
     gate: 'slo',
@@ -84,6 +100,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'client_itl_ms',
+    source: 'client_requests',
     populations: ['client'],
     phaseDependent: false,
     unit: 'ms',
@@ -91,6 +108,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'server_root_ms',
+    source: 'trace_roots',
     populations: ['matched', 'server'],
     phaseDependent: false,
     gate: 'budget',
@@ -99,6 +117,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'network_envelope_ms',
+    source: 'request_figures',
     populations: ['matched'],
     phaseDependent: false,
     gate: 'budget',
@@ -108,6 +127,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   PHASES,
   {
     column: 'unattributed_server_ms',
+    source: 'root_figures',
     populations: ['matched', 'server'],
     phaseDependent: true,
     gate: 'budget',
@@ -116,6 +136,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'server_ttft_ms',
+    source: 'root_figures',
     populations: ['matched', 'server'],
     phaseDependent: false,
     gate: 'slo',
@@ -124,15 +145,25 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'ttft_envelope_ms',
+    source: 'request_figures',
     populations: ['matched'],
     phaseDependent: false,
     gate: 'slo',
     unit: 'ms',
     definition: 'client_ttft_ms − server_ttft_ms per matched streaming request.',
   },
-  { column: 'itl_ms', populations: ['matched'], phaseDependent: false, gate: 'slo', unit: 'ms', definition: itlDefinition },
+  {
+    column: 'itl_ms',
+    source: 'request_figures',
+    populations: ['matched'],
+    phaseDependent: false,
+    gate: 'slo',
+    unit: 'ms',
+    definition: itlDefinition,
+  },
   {
     column: 'generation_ms_per_output_token',
+    source: 'request_figures',
     populations: ['matched'],
     phaseDependent: true,
     gate: 'slo',
@@ -141,6 +172,7 @@ export const METRICS: ReadonlyArray<MetricDecl | typeof PHASES> = [
   },
   {
     column: 'scheduler_lag_ms',
+    source: 'client_requests',
     populations: ['matched', 'client'],
     phaseDependent: false,
     unit: 'ms',
@@ -161,6 +193,22 @@ export function metricDecl(column: string): MetricDecl | undefined {
 export function metricColumns(population: Population, phaseColumns: readonly string[]): string[] {
   const withPhases = population !== 'client';
   return METRICS.flatMap((m) => (m === PHASES ? (withPhases ? [...phaseColumns] : []) : m.populations.includes(population) ? [m.column] : []));
+}
+
+/**
+ * The metric columns a relation holds, in catalog order with the phase columns in their place: the
+ * metrics computed there, and in request_figures also the root's metrics of the matched population.
+ */
+export function metricsHeldBy(relation: 'request_figures' | 'root_figures' | 'root_breakdown', phaseColumns: readonly string[]): string[] {
+  const holds = (source: MetricSource, matched: boolean): boolean => {
+    if (relation === 'root_figures') return source === 'root_figures';
+    if (relation === 'root_breakdown') return source === 'root_figures' || source === 'trace_roots';
+    return source === 'request_figures' || (matched && (source === 'root_figures' || source === 'trace_roots'));
+  };
+  return METRICS.flatMap((m) => {
+    if (m === PHASES) return holds('root_figures', true) ? [...phaseColumns] : [];
+    return holds(m.source, m.populations.includes('matched')) ? [m.column] : [];
+  });
 }
 
 /** A metric column whose value does not depend on the phase mapping (a phase column never is one). */
