@@ -7,7 +7,7 @@
  */
 import { columnsOf } from '../catalog/columns';
 import { forgetStamps, markLoadedTablesChanged, readStoredState, recordStamps, type StoredRelation } from '../catalog/derivedMeta';
-import { LOADED_TABLES, RELATIONS } from '../catalog/relations';
+import { LOADED_TABLES, RELATIONS, type ColumnDecl } from '../catalog/relations';
 import { Stamps } from '../catalog/stamps';
 import { resetAttributeCache, writeCachedKeys } from '../index/attributeCache';
 import { buildSpanIndex, type SpanIndexScan, type SpanPhaseMask } from '../index/spanIndex';
@@ -86,16 +86,18 @@ export const STEPS: readonly Step[] = [
   { outputs: ['breakdown_figures'], build: (ctx) => resetFigureCache(ctx.store) },
 ];
 
-/** Whether a stored relation is the declared one: its kind and its columns, name and type, in order. */
+/**
+ * Whether a stored relation can be the declared one: its kind and its number of columns (the stamp
+ * names the columns themselves; a relation that lost or gained one, as an older build or a hand edit
+ * leaves it, is rebuilt).
+ */
 function hasDeclaredShape(name: string, stored: ReadonlyMap<string, StoredRelation>, phases: readonly string[]): boolean {
   const relation = stored.get(name);
   const decl = RELATIONS.find((r) => r.name === name);
   if (relation === undefined || decl === undefined || relation.kind !== decl.kind) return false;
   // A view's loaded columns are the live table's (a database written before a column existed has fewer).
-  const live = (t: string): Array<{ name: string; type: string; meaning: string }> =>
-    (stored.get(t)?.columns ?? []).map((c) => ({ name: c.slice(0, c.indexOf(' ')), type: c.slice(c.indexOf(' ') + 1), meaning: '' }));
-  const declared = columnsOf(name, phases, live).map((c) => `${c.name} ${c.type}`);
-  return declared.length === relation.columns.length && declared.every((c, i) => c === relation.columns[i]);
+  const live = (t: string): ColumnDecl[] => Array.from({ length: stored.get(t)?.columnCount ?? 0 }, (_, i) => ({ name: `${t}_${i}`, type: '', meaning: '' }));
+  return columnsOf(name, phases, live).length === relation.columnCount;
 }
 
 /**

@@ -29,10 +29,10 @@ const LOADED_RUN_SQL = `(SELECT coalesce(string_agg(source_id || '|' || path || 
   (SELECT count(*) FROM span_events) AS event_rows,
   (SELECT count(*) FROM client_requests) AS client_rows, (SELECT coalesce(max(rowid), -1) FROM client_requests) AS client_max_rowid`;
 
-/** A stored relation: its kind and columns (`name TYPE`, in order). */
+/** A stored relation: its kind and how many columns it has. */
 export interface StoredRelation {
   kind: 'table' | 'view';
-  columns: string[];
+  columnCount: number;
 }
 
 export interface StoredState {
@@ -50,24 +50,22 @@ export interface StoredState {
  */
 export async function readStoredState(store: QueryRunner, loadedTables: readonly string[]): Promise<StoredState> {
   const names = new SqlParams();
-  const wanted = names.inList('rel.name', [META_TABLE, ...RELATIONS.map((r) => r.name), ...RETIRED_RELATIONS, ...loadedTables]);
-  const rows = await query<{ name: string; kind: 'table' | 'view'; columns: string[] | null }>(
+  const wanted = [META_TABLE, ...RELATIONS.map((r) => r.name), ...RETIRED_RELATIONS, ...loadedTables];
+  const tables = names.inList('table_name', wanted);
+  const views = names.inList('view_name', wanted);
+  // duckdb_tables()/duckdb_views() answer in about a millisecond; listing the columns themselves
+  // (duckdb_columns()) cost 10–30 ms on every re-analysis, and the stamp already names the columns.
+  const rows = await query<{ name: string; kind: 'table' | 'view'; columns: number }>(
     store,
     'stored relations',
-    `WITH rel AS (
-       SELECT table_name AS name, 'table' AS kind FROM duckdb_tables()
-       WHERE schema_name = 'main' AND database_name = current_database() AND NOT temporary
-       UNION ALL
-       SELECT view_name, 'view' FROM duckdb_views()
-       WHERE schema_name = 'main' AND database_name = current_database() AND NOT temporary AND NOT internal
-     )
-     SELECT rel.name, rel.kind,
-            (SELECT list(c.column_name || ' ' || c.data_type ORDER BY c.column_index) FROM duckdb_columns() c
-             WHERE c.table_name = rel.name AND c.schema_name = 'main' AND c.database_name = current_database()) AS columns
-     FROM rel WHERE ${wanted}`,
+    `SELECT table_name AS name, 'table' AS kind, column_count AS columns FROM duckdb_tables()
+     WHERE schema_name = 'main' AND database_name = current_database() AND NOT temporary AND ${tables}
+     UNION ALL
+     SELECT view_name, 'view', column_count FROM duckdb_views()
+     WHERE schema_name = 'main' AND database_name = current_database() AND NOT temporary AND NOT internal AND ${views}`,
     names.values,
   );
-  const relations = new Map(rows.map((r) => [r.name, { kind: r.kind, columns: r.columns ?? [] }]));
+  const relations = new Map(rows.map((r) => [r.name, { kind: r.kind, columnCount: Number(r.columns) }]));
   if (!relations.has(META_TABLE)) {
     for (const name of RETIRED_RELATIONS) {
       const stored = relations.get(name);

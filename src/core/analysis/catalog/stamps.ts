@@ -3,8 +3,9 @@
  * a hash of ANALYSIS_VERSION, the relation's name, kind and declared columns, the values of exactly the
  * options its SQL reads (relations.ts), and the stamps of what it reads; the loaded tables' stamp
  * identifies the loaded run. A relation is rebuilt when the stamp stored for it in derived_meta
- * differs from the current one (or it is missing, or its columns are not the declared ones), never
- * otherwise. Cached figures (figures.ts) are stamped the same way and stored under their stamp.
+ * differs from the current one (or it is missing, or its kind or number of columns is not the declared
+ * one: what an older build or a hand edit leaves behind), never otherwise. Cached figures (figures.ts)
+ * are stamped the same way and stored under their stamp.
  *
  * Because declared columns are part of the stamp, a new metric column rebuilds what holds it without
  * a version bump; ANALYSIS_VERSION is for SQL that changes what a relation writes while its columns
