@@ -1,5 +1,7 @@
-// Two esbuild contexts: node/cjs for the extension and the CLI (native @duckdb/* stays external and
-// ships in node_modules), browser/iife for webviews. `--watch` rebuilds on change.
+// Two esbuild contexts: node/cjs for the extension and the CLI, browser/iife for webviews. `--watch`
+// rebuilds on change. DuckDB's JS (@duckdb/node-api, the loader @duckdb/node-bindings and its
+// detect-libc) is bundled; only the platform packages @duckdb/node-bindings-<platform> stay external,
+// because they hold the native duckdb.node and libduckdb and are shipped as files (.vscodeignore).
 const esbuild = require('esbuild');
 const fs = require('fs');
 const path = require('path');
@@ -14,7 +16,7 @@ const nodeOptions = {
   target: 'node20',
   sourcemap: !production,
   minify: production,
-  external: ['vscode', '@duckdb/*'],
+  external: ['vscode', '@duckdb/node-bindings-*'],
   logLevel: 'warning',
 };
 
