@@ -18,6 +18,7 @@ import type { SuiteResults } from './suite/index';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test', 'vscode', '.artifacts');
 const SCREENSHOTS_FOR_README = path.join(REPO_ROOT, 'media', 'screenshots');
+// Counted from the end of provisioning, which has its own timeout per install.
 const TOTAL_TIMEOUT_MS = Number(process.env.PHASEWISE_HARNESS_TIMEOUT_MS ?? 20 * 60 * 1000);
 const SUITE_TIMEOUT_MS = Number(process.env.PHASEWISE_SUITE_TIMEOUT_MS ?? 6 * 60 * 1000);
 
@@ -65,7 +66,8 @@ async function main(): Promise<number> {
   fs.rmSync(ARTIFACTS, { recursive: true, force: true });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 
-  const tc = provision();
+  const tc = await provision();
+  armWatchdog();
   if (!fs.existsSync(PHASEWISE_VSIX)) throw new Error(`${PHASEWISE_VSIX} not found: run npm run package first`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'phasewise-vscode-'));
   const dirs = {
@@ -148,10 +150,13 @@ async function main(): Promise<number> {
   return failures.length === 0 ? 0 : 1;
 }
 
-const watchdog = setTimeout(() => {
-  process.stdout.write(`FAILED: harness timeout after ${TOTAL_TIMEOUT_MS} ms\n`);
-  void stopAll().finally(() => process.exit(1));
-}, TOTAL_TIMEOUT_MS);
+let watchdog: NodeJS.Timeout | undefined;
+function armWatchdog(): void {
+  watchdog = setTimeout(() => {
+    process.stdout.write(`FAILED: harness timeout after ${TOTAL_TIMEOUT_MS} ms\n`);
+    void stopAll().finally(() => process.exit(1));
+  }, TOTAL_TIMEOUT_MS);
+}
 
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, () => {

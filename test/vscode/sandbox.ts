@@ -10,8 +10,17 @@ import { startServer } from './harness/server';
 import { installExtensions, PHASEWISE_VSIX } from './harness/vsix';
 import { REPO_ROOT, writeUserSettings } from './harness/workspace';
 
+let stopping = false;
+function stop(): void {
+  stopping = true;
+  void stopAll().finally(() => process.exit(0));
+}
+// From the start: a Ctrl-C during the first provisioning stops the install by PID too.
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+
 async function main(): Promise<void> {
-  const tc = provision();
+  const tc = await provision();
   const root = path.join(cacheRoot(), 'sandbox');
   const dirs = {
     userDataDir: path.join(root, 'user-data'),
@@ -29,13 +38,6 @@ async function main(): Promise<void> {
       `Open in a browser on this machine:\n\n    ${server.url}\n\n` +
       `Try: Ctrl+Shift+P → "Phasewise: Analyze Run…". Press Ctrl-C here to stop.\n`,
   );
-  let stopping = false;
-  const stop = (): void => {
-    stopping = true;
-    void stopAll().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   const code = await server.proc.exited;
   if (stopping) return;
   process.stderr.write(`VS Code server exited (${code}); see ${server.logFile}\n`);

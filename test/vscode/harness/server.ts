@@ -34,16 +34,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function httpStatus(url: string): Promise<number> {
+/** GET on loopback: status and body (status 0 when nothing answers within 2 s). */
+export function httpGet(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
     const req = http.get(url, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', () => resolve({ status: 0, body: '' }));
     });
-    req.on('error', () => resolve(0));
+    req.on('error', () => resolve({ status: 0, body: '' }));
     req.setTimeout(2000, () => {
       req.destroy();
-      resolve(0);
+      resolve({ status: 0, body: '' });
     });
   });
 }
@@ -88,7 +91,7 @@ export async function startServer(
   void proc.exited.then(() => {
     dead = true;
   });
-  while ((await httpStatus(`${base}/`)) !== 200) {
+  while ((await httpGet(`${base}/`)).status !== 200) {
     if (dead) throw new Error(`VS Code server exited during start-up; see ${opts.logFile}`);
     if (Date.now() > deadline) throw new Error(`VS Code server not answering on ${base} in time; see ${opts.logFile}`);
     await new Promise((r) => setTimeout(r, 250));
