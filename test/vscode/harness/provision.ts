@@ -103,7 +103,7 @@ async function ensureCodeServer(root: string, nodeDir: string, env: NodeJS.Proce
     PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${env.PATH ?? ''}`,
   };
   const install = async (staging: string): Promise<void> => {
-    log(`installing code-server ${CODE_SERVER_VERSION} (3 to 5 minutes on 2 cores)`);
+    log(`installing code-server ${CODE_SERVER_VERSION} (4 to 8 minutes on 2 cores, depending on load)`);
     await runInstall(
       [
         'install',
