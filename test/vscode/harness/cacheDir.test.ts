@@ -50,6 +50,15 @@ function deadPid(): number {
   return Number(res.stdout);
 }
 
+/** An install as the code before the checks left it: the files and a `.complete` marker written after npm exited 0. */
+function legacyInstall(root: string, tool: string): string {
+  const final = path.join(root, NAME);
+  fs.mkdirSync(path.join(final, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(final, 'bin', 'tool'), tool);
+  fs.writeFileSync(path.join(final, LEGACY_MARKER), '2026-01-01T00:00:00.000Z');
+  return final;
+}
+
 describe('harness cache: ensureInstalled', () => {
   let root: string;
   beforeEach(() => {
@@ -112,10 +121,7 @@ describe('harness cache: ensureInstalled', () => {
   });
 
   it('legacy: an install with only the old `.complete` marker is checked in place and kept when it passes', async () => {
-    const final = path.join(root, NAME);
-    fs.mkdirSync(path.join(final, 'bin'), { recursive: true });
-    fs.writeFileSync(path.join(final, 'bin', 'tool'), 'ok');
-    fs.writeFileSync(path.join(final, LEGACY_MARKER), '2026-01-01T00:00:00.000Z');
+    const final = legacyInstall(root, 'ok');
     const rec = recorder(root);
     await ensureInstalled(rec.spec);
     assert.deepStrictEqual(rec.installs, []);
@@ -124,10 +130,7 @@ describe('harness cache: ensureInstalled', () => {
   });
 
   it('legacy: an old install that fails its checks is installed again', async () => {
-    const final = path.join(root, NAME);
-    fs.mkdirSync(path.join(final, 'bin'), { recursive: true });
-    fs.writeFileSync(path.join(final, 'bin', 'tool'), 'built against the wrong headers');
-    fs.writeFileSync(path.join(final, LEGACY_MARKER), '2026-01-01T00:00:00.000Z');
+    const final = legacyInstall(root, 'built against the wrong headers');
     const rec = recorder(root);
     await ensureInstalled(rec.spec);
     assert.strictEqual(rec.installs.length, 1);
