@@ -5,6 +5,7 @@
 const esbuild = require('esbuild');
 const fs = require('fs');
 const path = require('path');
+const { writeNotices } = require('./build/notices');
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -18,6 +19,7 @@ const nodeOptions = {
   minify: production,
   external: ['vscode', '@duckdb/node-bindings-*'],
   logLevel: 'warning',
+  metafile: true,
 };
 
 function webviewEntries() {
@@ -65,6 +67,7 @@ async function main() {
         outdir: 'dist/webview',
         loader: { '.css': 'text' },
         logLevel: 'warning',
+        metafile: true,
       }),
     );
   }
@@ -72,9 +75,10 @@ async function main() {
     await Promise.all(contexts.map((c) => c.watch()));
     return;
   }
-  await Promise.all(contexts.map((c) => c.rebuild()));
+  const results = await Promise.all(contexts.map((c) => c.rebuild()));
   await Promise.all(contexts.map((c) => c.dispose()));
   fs.chmodSync(path.join(__dirname, 'dist', 'cli.js'), 0o755);
+  writeNotices(__dirname, results.map((r) => r.metafile));
 }
 
 main().catch((err) => {
