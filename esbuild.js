@@ -43,6 +43,8 @@ async function main() {
         analysisWorker: 'src/extension/analysisWorker.ts',
         // Probes (network, then DuckDB for the reconciliation) run off the host's thread too.
         probeWorker: 'src/extension/probe/probeWorker.ts',
+        // Contract parsing, validation, the form's model and the k6 preview: a long-lived thread.
+        contractWorker: 'src/extension/contract/contractWorker.ts',
       },
       outdir: 'dist',
     }),

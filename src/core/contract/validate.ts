@@ -6,6 +6,7 @@ import { normalizeContract } from './normalize';
 import { checkRequest } from './requestRules';
 import { checkSchema } from './schemaCheck';
 import { parseSource } from './sourceMap';
+import type { ParsedSource } from './sourceMap';
 import type { ContractDiagnostic, LoadContract } from './types';
 import { checkWorkload } from './workloadRules';
 
@@ -20,7 +21,11 @@ const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as cons
 
 /** Validates contract text. `contract` is set only when there is no error-severity diagnostic. */
 export function parseContract(text: string, fileName: string): ContractValidation {
-  const source = parseSource(text, fileName);
+  return validateSource(parseSource(text, fileName), fileName);
+}
+
+/** Validates an already parsed text (the form reads the same parse for its fields and edits). */
+export function validateSource(source: ParsedSource, fileName: string): ContractValidation {
   const ctx = new ContractContext(source);
   for (const e of source.syntaxErrors) ctx.report('syntax', 'error', e.range, `Syntax error: ${e.message}`);
   const root = source.value;

@@ -1,21 +1,25 @@
 import * as vscode from 'vscode';
-import { contractCore } from './lazyCore';
 import { isContractDocument, SOURCE, toRange } from './documents';
+import type { ContractService } from './service';
 
 /**
- * Quick fixes from the core's mechanical fixes. The document is re-validated here rather than read
- * from a cache, so the edits' offsets always match the text they apply to.
+ * Quick fixes from the core's mechanical fixes, taken from the service's validation of exactly the
+ * document version asked about, so the edits' offsets always match the text they apply to.
  */
 export class ContractCodeActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
 
-  provideCodeActions(doc: vscode.TextDocument, range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  constructor(private readonly service: ContractService) {}
+
+  async provideCodeActions(doc: vscode.TextDocument, range: vscode.Range, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
     if (!isContractDocument(doc)) return [];
     const ours = context.diagnostics.filter((d) => d.source === SOURCE);
     if (ours.length === 0) return [];
-    const { diagnostics } = contractCore().parseContract(doc.getText(), doc.fileName);
+    const version = doc.version;
+    const result = await this.service.current(doc);
+    if (!result || result.version !== version || doc.version !== version) return [];
     const actions: vscode.CodeAction[] = [];
-    for (const d of diagnostics) {
+    for (const d of result.diagnostics) {
       if (!d.fix) continue;
       const r = toRange(doc, d.range);
       if (!r.intersection(range) && !r.contains(range)) continue;

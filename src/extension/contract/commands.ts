@@ -1,7 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Registry } from '../registry';
-import { contractCore } from './lazyCore';
+import type { ContractService } from './service';
 
 async function contractDocument(uri?: vscode.Uri): Promise<vscode.TextDocument | undefined> {
   if (uri instanceof vscode.Uri) return vscode.workspace.openTextDocument(uri);
@@ -12,48 +12,45 @@ async function contractDocument(uri?: vscode.Uri): Promise<vscode.TextDocument |
  * "Phasewise: New Load Contract": save the template where the user says, or open it untitled. A caller
  * (another extension, a task, the integration suite) may pass the target file and skip the dialog.
  */
-export async function newLoadContract(given?: vscode.Uri): Promise<vscode.Uri | undefined> {
+export function newLoadContractCommand(service: ContractService): (given?: vscode.Uri) => Promise<vscode.Uri | undefined> {
+  return (given) => newLoadContract(service, given);
+}
+
+async function newLoadContract(service: ContractService, given?: vscode.Uri): Promise<vscode.Uri | undefined> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const target = given instanceof vscode.Uri ? given : await vscode.window.showSaveDialog({
     defaultUri: folder ? vscode.Uri.joinPath(folder, 'new.loadcontract.yaml') : undefined,
     filters: { 'Load contract': ['yaml', 'yml', 'json'] },
     title: 'Phasewise: save the new load contract (name must end in .loadcontract.yaml)',
   });
+  const { text: template } = await service.request('template', {});
   if (!target) {
-    const doc = await vscode.workspace.openTextDocument({ content: contractCore().CONTRACT_TEMPLATE, language: 'yaml' });
+    const doc = await vscode.workspace.openTextDocument({ content: template, language: 'yaml' });
     await vscode.window.showTextDocument(doc);
     return undefined;
   }
-  await vscode.workspace.fs.writeFile(target, Buffer.from(contractCore().CONTRACT_TEMPLATE, 'utf8'));
+  await vscode.workspace.fs.writeFile(target, Buffer.from(template, 'utf8'));
   await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(target));
   return target;
 }
 
 /** "Generate k6 script": the script opens beside the contract as an unsaved JavaScript document. */
-export function generateK6ScriptCommand(log: vscode.LogOutputChannel): (uri?: vscode.Uri) => Promise<string | undefined> {
+export function generateK6ScriptCommand(service: ContractService, log: vscode.LogOutputChannel): (uri?: vscode.Uri) => Promise<string | undefined> {
   return async (uri) => {
     const doc = await contractDocument(uri);
     if (!doc) {
       void vscode.window.showErrorMessage('Phasewise: open a load contract first');
       return undefined;
     }
-    const { parseContract, generateK6Script } = contractCore();
-    const { contract, diagnostics } = parseContract(doc.getText(), doc.fileName);
-    if (!contract) {
-      const first = diagnostics.find((d) => d.severity === 'error');
-      void vscode.window.showErrorMessage(`Phasewise: the contract has errors; first at line ${first?.line}: ${first?.message}`);
+    const preview = await service.request('k6', { text: doc.getText(), fileName: doc.fileName, contractPath: path.basename(doc.fileName) });
+    if ('error' in preview) {
+      void vscode.window.showErrorMessage(`Phasewise: ${preview.error}`);
       return undefined;
     }
-    try {
-      const script = generateK6Script(contract, { contractPath: path.basename(doc.fileName) });
-      const out = await vscode.workspace.openTextDocument({ content: script, language: 'javascript' });
-      await vscode.window.showTextDocument(out, { viewColumn: vscode.ViewColumn.Beside });
-      log.info(`k6: generated a script from ${doc.fileName}`);
-      return script;
-    } catch (e) {
-      void vscode.window.showErrorMessage(`Phasewise: ${e instanceof Error ? e.message : String(e)}`);
-      return undefined;
-    }
+    const out = await vscode.workspace.openTextDocument({ content: preview.script, language: 'javascript' });
+    await vscode.window.showTextDocument(out, { viewColumn: vscode.ViewColumn.Beside });
+    log.info(`k6: generated a script from ${doc.fileName}`);
+    return preview.script;
   };
 }
 

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { Registry } from '../registry';
 import { ContractCodeActions } from './codeActions';
-import { ContractCodeLens, evaluateContractCommand, generateK6ScriptCommand, newLoadContract } from './commands';
+import { ContractCodeLens, evaluateContractCommand, generateK6ScriptCommand, newLoadContractCommand } from './commands';
 import { registerContractDiagnostics } from './diagnostics';
 import { ContractCompletion, ContractHover } from './hoverCompletion';
+import { ContractService } from './service';
 
 /** Contract files by name, in YAML or JSON. */
 const SELECTOR: vscode.DocumentSelector = [
@@ -13,14 +14,17 @@ const SELECTOR: vscode.DocumentSelector = [
 
 /** Everything the editor does for load contracts: diagnostics, hovers, completions, fixes, lenses, commands. */
 export function registerContractFeatures(registry: Registry): void {
-  registry.registerCommand('newLoadContract', newLoadContract);
-  registry.registerCommand('generateK6Script', generateK6ScriptCommand(registry.log));
+  // The contract core runs on the service's worker thread, started with the first contract.
+  const service = new ContractService(registry.log);
+  registry.subscribe(service);
+  registry.registerCommand('newLoadContract', newLoadContractCommand(service));
+  registry.registerCommand('generateK6Script', generateK6ScriptCommand(service, registry.log));
   registry.registerCommand('evaluateContract', evaluateContractCommand(registry));
-  registerContractDiagnostics(registry);
+  registerContractDiagnostics(service, registry);
   registry.subscribe(
-    vscode.languages.registerCodeActionsProvider(SELECTOR, new ContractCodeActions(), { providedCodeActionKinds: ContractCodeActions.kinds }),
-    vscode.languages.registerHoverProvider(SELECTOR, new ContractHover()),
-    vscode.languages.registerCompletionItemProvider(SELECTOR, new ContractCompletion(), ':', ' '),
+    vscode.languages.registerCodeActionsProvider(SELECTOR, new ContractCodeActions(service), { providedCodeActionKinds: ContractCodeActions.kinds }),
+    vscode.languages.registerHoverProvider(SELECTOR, new ContractHover(service)),
+    vscode.languages.registerCompletionItemProvider(SELECTOR, new ContractCompletion(service), ':', ' '),
     vscode.languages.registerCodeLensProvider({ pattern: '**/*.loadcontract.{yaml,yml,json}' }, new ContractCodeLens(registry)),
   );
 }

@@ -14,14 +14,18 @@ describe('layer boundaries', () => {
 
   it('the extension loads the analysis core only inside a command (activation stays cheap)', () => {
     // Static value imports of analysis/report/store modules would load them at activation; type imports are erased.
-    // Exempt: the entries of the bundles loaded after activation (core.js on first use, analysisWorker.js
-    // on a worker thread), as long as nothing imports them by value.
-    const separate = ['core.ts', 'analysisWorker.ts', path.join('probe', 'probeWorker.ts')].map((f) => path.join(repoRoot, 'src', 'extension', f));
+    // Exempt: the entries of the bundles loaded after activation (core.js on first use, analysisWorker.js,
+    // probeWorker.js and contractWorker.js with the modules only it imports, on worker threads), as long as
+    // nothing imports them by value.
+    const separate = ['core.ts', 'analysisWorker.ts', path.join('probe', 'probeWorker.ts'), path.join('contract', 'contractWorker.ts'), path.join('contract', 'assist.ts')].map((f) => path.join(repoRoot, 'src', 'extension', f));
     const files = tsFiles(path.join(repoRoot, 'src', 'extension'));
     const valueImports = files.filter((f) =>
-      /^import\s+(?!type\b)[^;]*from\s+['"]\.{1,2}\/(core|analysisWorker|probeWorker)['"]/m.test(fs.readFileSync(f, 'utf8')),
+      /^import\s+(?!type\b)[^;]*from\s+['"]\.{1,2}\/(core|analysisWorker|probeWorker|contractWorker)['"]/m.test(fs.readFileSync(f, 'utf8')),
     );
     assert.deepStrictEqual(valueImports, []);
+    // assist.ts (hovers, completions on the schema and the parser) belongs to the contract worker alone.
+    const assistImporters = files.filter((f) => /^import\s+(?!type\b)[^;]*from\s+['"]\.\/assist['"]/m.test(fs.readFileSync(f, 'utf8')));
+    assert.deepStrictEqual(assistImporters, [path.join(repoRoot, 'src', 'extension', 'contract', 'contractWorker.ts')]);
     const offenders = files.filter((f) => !separate.includes(f)).filter((f) =>
       // The probe's receiver, backends and reconciliation too (only its tiny traceparent module is imported).
       /^import\s+(?!type\b)[^;]*from\s+['"][./]+core\/(analysis|report|run|store|formats|contract|probe\/(receiver|backends|spans))\//m.test(fs.readFileSync(f, 'utf8')) ||

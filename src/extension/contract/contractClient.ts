@@ -1,0 +1,78 @@
+/**
+ * Host side of the contract worker: starts contractWorker.js on first use, matches answers to requests
+ * by id, and starts a fresh thread if the worker dies (its pending requests reject; the next request
+ * starts again). No vscode import: the bench and plain-Node tests drive this class as the editor does.
+ */
+import * as path from 'path';
+import { Worker } from 'worker_threads';
+import { isWorkerToHost, type HostToWorker, type RequestName, type Requests } from './workerProtocol';
+
+/** The worker script next to this module: dist/contractWorker.js (bundled) or out/src/extension/contract/ (tsc). */
+export function defaultContractWorkerFile(): string {
+  return path.join(__dirname, 'contractWorker.js');
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export class ContractWorkerClient {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private disposed = false;
+
+  constructor(
+    private readonly workerFile: string = defaultContractWorkerFile(),
+    private readonly onLog: (message: string) => void = () => undefined,
+  ) {}
+
+  request<K extends RequestName>(type: K, params: Requests[K]['params']): Promise<Requests[K]['result']> {
+    if (this.disposed) return Promise.reject(new Error('the contract worker was stopped'));
+    const worker = this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ type, id, params } as HostToWorker);
+    });
+  }
+
+  /** Stops the thread; pending requests reject. */
+  dispose(): void {
+    this.disposed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failPending('the contract worker was stopped');
+    void worker?.terminate();
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.workerFile, { execArgv: [] });
+    this.worker = worker;
+    worker.on('message', (m: unknown) => {
+      if (!isWorkerToHost(m)) return;
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.type === 'result') p.resolve(m.result);
+      else p.reject(new Error(m.message));
+    });
+    const lost = (why: string): void => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.onLog(`contract worker ${why}; a new one starts with the next request`);
+      this.failPending(`the contract worker ${why}`);
+    };
+    worker.on('error', (err) => lost(`failed: ${err.message}`));
+    worker.on('exit', (code) => lost(`exited with code ${code}`));
+    return worker;
+  }
+
+  private failPending(message: string): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) p.reject(new Error(message));
+  }
+}
