@@ -52,6 +52,10 @@ export function writeUserSettings(userDataDir: string, extra: Record<string, unk
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'extensions.ignoreRecommendations': true,
     'workbench.enableExperiments': false,
+    // The web workbench (code-server) defaults files.autoSave to "afterDelay" (desktop VS Code: "off"), so
+    // every edit reached the disk a second later and no tab stayed dirty; the suite asserts dirty state,
+    // save and revert as a desktop user sees them.
+    'files.autoSave': 'off',
     ...extra,
   };
   const dir = path.join(userDataDir, 'User');
