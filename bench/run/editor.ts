@@ -1,7 +1,8 @@
 /**
  * Editor-side figures (DESIGN §6): extension activation time (dist/extension.js loaded with a minimal
  * fake `vscode` module; DuckDB must not load on activation), contract validation time per change on
- * a 500-line contract (bench/contractValidation.ts when present), waterfall first paint (not yet).
+ * a 500-line contract and keystroke → diagnostics through the contract worker (bench/contractValidation.ts
+ * when present), waterfall first paint (not yet).
  * `node out/bench/run/editor.js activation` prints one JSON line; main.ts runs it in a fresh process
  * so the module cache is cold, the way the extension host loads it.
  */
@@ -104,6 +105,19 @@ export function measureContractValidation(outBench: string): ValidationFigure {
     text: `${cold.lines}-line contract, ${cold.iterations} single-character edits from the first one: median ${cold.wallMedianMs.toFixed(2)} ms, p95 ${cold.wallP95Ms.toFixed(2)} ms per change; `
       + `the next ${warm.iterations} (warm): median ${warm.wallMedianMs.toFixed(2)} ms, p95 ${warm.wallP95Ms.toFixed(2)} ms (first parse incl. schema compile ${cold.firstMs.toFixed(1)} ms)`,
   };
+}
+
+/** Keystroke → diagnostics through the extension's scheduler and contract worker (bench/contractValidation.ts). */
+export async function measureContractTyping(outBench: string): Promise<string[]> {
+  const file = path.join(outBench, 'contractValidation.js');
+  if (!existsSync(file)) return ['- Contract keystroke → diagnostics: not measured (bench/contractValidation.ts absent)'];
+  type Typing = { firstInWorkerMs: number; results: unknown[] };
+  const mod = require(file) as { benchContractTyping: (bursts?: number) => Promise<Typing>; typingLine: (r: unknown) => string };
+  const r = await mod.benchContractTyping(24);
+  return [
+    `- Contract keystroke → diagnostics (500 lines, 24 typing bursts per variant, interleaved; first validation through a fresh worker ${r.firstInWorkerMs.toFixed(0)} ms, off the host's thread):`,
+    ...r.results.map((t) => `  - ${mod.typingLine(t)}`),
+  ];
 }
 
 if (require.main === module) {

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import * as os from 'os';
 import * as path from 'path';
 import type { ChildResult } from './child';
-import { measureContractValidation, type ActivationResult } from './editor';
+import { measureContractTyping, measureContractValidation, type ActivationResult } from './editor';
 import { webviewLines, type WebviewBenchResult } from './webview';
 import type { EditorLoopResult } from './editorLoop';
 import { DEFAULT_MEMORY_LIMIT } from '../../src/core/store/duckStore';
@@ -155,6 +155,7 @@ async function editorFigures(sizes: readonly string[]): Promise<string[]> {
     lines.push('- Extension activation: not measured (dist/extension.js missing: run npm run build)');
   }
   lines.push(`- Contract validation per change: ${measureContractValidation(OUT_BENCH).text}`);
+  lines.push(...(await measureContractTyping(OUT_BENCH)));
   lines.push(...(await editorLoopFigures(sizes)));
   lines.push(...(await webviewFigures()));
   return lines;

@@ -5,7 +5,6 @@
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Node as YamlNode, Pair } from 'yaml';
-import { parseFastYaml } from './fastYaml';
 import { blockInsertPoint, childPointer, lineIndent } from './sourceText';
 import type { OffsetRange } from './types';
 
@@ -90,14 +89,6 @@ function walk(node: YamlNode | null | undefined, pointer: string, key: OffsetRan
   return null;
 }
 
-/** Line starts as the `yaml` parser records them: offset 0, then just after every newline. */
-function countLines(text: string): LineCounter {
-  const lineCounter = new LineCounter();
-  lineCounter.addNewLine(0);
-  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) lineCounter.addNewLine(nl + 1);
-  return lineCounter;
-}
-
 /** JSON files are held to JSON: YAML accepts some JSON mistakes (comments, trailing commas); JSON.parse does not. */
 function checkJson(ctx: ParsedSource, fileName: string): void {
   if (!/\.json$/i.test(fileName) || ctx.syntaxErrors.length > 0) return;
@@ -111,11 +102,8 @@ function checkJson(ctx: ParsedSource, fileName: string): void {
   }
 }
 
-/**
- * Parses through the `yaml` library (composing a full Document): any YAML, with its error messages.
- * `parseSource` uses it for every text outside the fast path's subset; exported so tests can compare.
- */
-export function parseSourceWithLibrary(text: string, fileName: string): ParsedSource {
+/** Parses YAML or JSON contract text through the `yaml` library (errors keep its messages); never throws. */
+export function parseSource(text: string, fileName: string): ParsedSource {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, keepSourceTokens: false, prettyErrors: false, uniqueKeys: true });
   const ctx: ParsedSource = { value: undefined, entries: new Map(), syntaxErrors: [], lineCounter, text };
@@ -125,17 +113,5 @@ export function parseSourceWithLibrary(text: string, fileName: string): ParsedSo
   }
   checkJson(ctx, fileName);
   ctx.value = walk(doc.contents as YamlNode | null, '', undefined, ctx, { start: 0, end: 0 });
-  return ctx;
-}
-
-/** Parses YAML or JSON contract text; never throws. */
-export function parseSource(text: string, fileName: string): ParsedSource {
-  // Composing a yaml Document costs ~4 ms for a 500-line contract, most of a keystroke's budget. Plain
-  // block YAML takes the fast path (~0.3 ms); everything else, including every text with a syntax
-  // error, goes through the library, which owns the error messages.
-  const fast = parseFastYaml(text);
-  if (!fast) return parseSourceWithLibrary(text, fileName);
-  const ctx: ParsedSource = { value: fast.value, entries: fast.entries, syntaxErrors: [], lineCounter: countLines(text), text };
-  checkJson(ctx, fileName);
   return ctx;
 }

@@ -1,7 +1,4 @@
-/**
- * Text helpers shared by both contract parsers (the `yaml`-library walk in sourceMap.ts and the fast
- * path in fastYaml.ts), so both compute pointers, indents and insertion points the same way.
- */
+/** Text helpers of the contract's source map (sourceMap.ts): JSON pointers, indents, insertion points. */
 
 /** Escapes one JSON pointer segment (RFC 6901), the form ajv uses in `instancePath`. */
 export function pointerSegment(key: string): string {
@@ -20,16 +17,11 @@ export function lineIndent(text: string, offset: number): number {
   return offset - lineStart;
 }
 
-function isWhitespace(code: number): boolean {
-  // The characters /\s/ matches; contracts hold almost only ASCII, so test those first.
-  return code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
-}
-
 /** Offset just after the end of the line containing `offset - 1` (block collections end past their newline). */
 export function blockInsertPoint(text: string, end: number): number {
   // A block collection's range ends after trailing newlines/comments; back up to the last content char.
   let i = end;
-  while (i > 0 && isWhitespace(text.charCodeAt(i - 1))) i--;
+  while (i > 0 && /\s/.test(text[i - 1])) i--;
   const nl = text.indexOf('\n', i);
   return nl === -1 ? text.length : nl + 1;
 }
