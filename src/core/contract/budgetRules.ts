@@ -3,6 +3,7 @@ import type { ContractContext } from './context';
 import { BUILTIN_BUDGET_PHASES, GATE_DEFAULTS, isArrivalExecutor } from './defaults';
 import type { GateKey } from './defaults';
 import { DEFAULT_PHASES } from '../analysis/options';
+import { allocatedSlo, allocationSum, budgetStatus, phaseAllocations } from './form/budget';
 import { formatNumber } from './quantities';
 import { closest } from './suggest';
 
@@ -50,10 +51,9 @@ function checkBudget(ctx: ContractContext, index: number, phases: string[], defa
   const base = `/budgets/${index}`;
   checkCondition(ctx, base, defaults);
   const allocates = ctx.str(`${base}/allocates`);
-  const phaseKeys = ctx.keys(`${base}/phases`);
-  for (const p of phaseKeys) {
+  const allocations = phaseAllocations(ctx, base);
+  for (const { name: p, pointer: ptr } of allocations) {
     if (phases.includes(p)) continue;
-    const ptr = `${base}/phases/${p}`;
     const suggestion = closest(p.replace(/_ms$/, ''), phases);
     const r = ctx.range(ptr, 'key');
     const quoted = /^["']/.test(ctx.text[r.start] ?? '');
@@ -61,19 +61,19 @@ function checkBudget(ctx: ContractContext, index: number, phases: string[], defa
   }
   if (!allocates) return;
   const [metric, stat] = allocates.split('.');
-  const slo = ctx.ms(`/slo/${metric}/${stat}`);
+  const slo = allocatedSlo(ctx, allocates);
   if (slo === undefined) {
     ctx.at(`${base}/allocates`, 'value', 'budget-unknown-slo', 'error', `The budget allocates \`${allocates}\` but \`slo.${metric}.${stat}\` is not declared; declare the SLO or allocate one that exists.`);
     return;
   }
-  const values = phaseKeys.map((p) => ctx.ms(`${base}/phases/${p}`));
-  if (values.some((v) => v === undefined) || values.length === 0) return;
-  const sum = (values as number[]).reduce((a, b) => a + b, 0);
-  if (sum > slo + 1e-9) {
-    // Formatted only when reported: this runs for every budget on every keystroke.
-    const parts = phaseKeys.map((p, i) => `${p} ${formatNumber(values[i] as number)}`).join(' + ');
+  const sum = allocationSum(allocations.map((a) => a.ms));
+  if (sum === undefined) return;
+  const status = budgetStatus(sum, slo);
+  if (status === 'overrun') {
+    // Formatted only when reported: this runs for every budget on every validation.
+    const parts = allocations.map((a) => `${a.name} ${formatNumber(a.ms as number)}`).join(' + ');
     ctx.at(`${base}/phases`, 'key', 'budgets-exceed-slo', 'error', `Phase budgets add up to ${formatNumber(sum)} ms (${parts}), ${formatNumber(sum - slo)} ms more than the ${allocates} SLO of ${formatNumber(slo)} ms they allocate; cut them to fit.`);
-  } else if (sum < slo - 1e-9) {
+  } else if (status === 'fits') {
     ctx.at(`${base}/phases`, 'key', 'budgets-slack', 'information', `Phase budgets add up to ${formatNumber(sum)} ms of the ${allocates} SLO of ${formatNumber(slo)} ms: ${formatNumber(slo - sum)} ms (${formatNumber(((slo - sum) / slo) * 100)}%) is unallocated slack; allocate it or keep it as headroom deliberately.`);
   }
 }

@@ -5,6 +5,7 @@
 import { DEFAULT_PHASES } from '../analysis/options';
 import type { AnalysisOptions, GateSpec, PhaseDefinition } from '../analysis/options';
 import { isArrivalExecutor } from './defaults';
+import { steadyWindowOf } from './form/workload';
 import type { LoadContract, SloStat } from './types';
 
 const SLO_METRIC: Record<string, string> = { total_ms: 'client_total_ms', ttft_ms: 'client_ttft_ms', itl_ms: 'itl_ms' };
@@ -19,10 +20,7 @@ function origin(contract: LoadContract, pointer: string): string | undefined {
 /** The steady window in ms since the first send: after ramp and warm-up, until the end of the plateau. */
 export function steadyWindow(contract: LoadContract): { startMs: number; endMs: number } | undefined {
   const w = contract.workload;
-  if (w.plateauMs > 0) return { startMs: w.rampMs + w.warmupExcludeMs, endMs: w.rampMs + w.plateauMs };
-  const stagesMs = (w.stages ?? []).reduce((a, s) => a + s.durationMs, 0);
-  if (stagesMs > 0) return { startMs: w.warmupExcludeMs, endMs: stagesMs };
-  return undefined;
+  return steadyWindowOf({ rampMs: w.rampMs, plateauMs: w.plateauMs, warmupExcludeMs: w.warmupExcludeMs, stagesMs: (w.stages ?? []).reduce((a, s) => a + s.durationMs, 0) });
 }
 
 /** Declared start rate in requests per second (hybrid: sessions × calls per session). */

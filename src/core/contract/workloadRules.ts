@@ -2,7 +2,8 @@
 import type { ContractContext } from './context';
 import { isArrivalExecutor, MIN_PLATEAU_MS } from './defaults';
 import { formatDuration } from './durations';
-import { formatNumber, maxTotalSlo, peakRate, timeUnitMs } from './quantities';
+import { inFlightEstimate } from './form/workload';
+import { formatNumber, timeUnitMs } from './quantities';
 
 const W = '/workload';
 
@@ -87,19 +88,17 @@ function checkRateUnits(ctx: ContractContext): void {
 }
 
 function checkLittlesLaw(ctx: ContractContext): void {
-  const maxInFlight = ctx.num(`${W}/max_in_flight`);
-  const rate = peakRate(ctx);
-  const slo = maxTotalSlo(ctx);
-  if (maxInFlight === undefined || rate === undefined || slo === undefined) return;
-  if (!isArrivalExecutor(ctx.str(`${W}/executor`))) return;
-  const perMs = rate / timeUnitMs(ctx);
-  const needed = Math.ceil(perMs * slo.ms - 1e-9);
-  if (maxInFlight < needed) {
-    ctx.at(`${W}/max_in_flight`, 'value', 'in-flight-below-littles-law', 'warning', `\`max_in_flight\` ${maxInFlight} is below rate × total SLO = ${formatNumber(perMs * 1000)}/s × ${formatNumber(slo.ms / 1000)} s (${slo.stat}) = ${formatNumber(perMs * slo.ms)} in flight (Little's law): the generator will drop iterations exactly when latency nears the SLO; raise it to at least ${needed}.`, {
-      title: `Set max_in_flight to ${needed}`,
-      edits: [ctx.replaceValue(`${W}/max_in_flight`, String(needed))],
-    });
-  }
+  const est = inFlightEstimate(ctx);
+  const maxInFlight = est?.maxInFlight;
+  if (!est || maxInFlight === null || maxInFlight === undefined) return;
+  const row = est.rows.find((r) => r.stat === est.basis);
+  if (!row || maxInFlight >= row.needed) return;
+  // The hybrid model's factor is named: one VU runs a session's calls one after another.
+  const calls = est.callsPerIteration > 1 ? ` × ${formatNumber(est.callsPerIteration)} calls per session` : '';
+  ctx.at(`${W}/max_in_flight`, 'value', 'in-flight-below-littles-law', 'warning', `\`max_in_flight\` ${maxInFlight} is below rate × total SLO = ${formatNumber(est.peakPerSecond)}/s × ${formatNumber(row.sloMs / 1000)} s (${row.stat})${calls} = ${formatNumber(row.inFlight)} in flight (Little's law): the generator will drop iterations exactly when latency nears the SLO; raise it to at least ${row.needed}.`, {
+    title: `Set max_in_flight to ${row.needed}`,
+    edits: [ctx.replaceValue(`${W}/max_in_flight`, String(row.needed))],
+  });
 }
 
 export function checkWorkload(ctx: ContractContext): void {

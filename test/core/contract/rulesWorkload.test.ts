@@ -130,5 +130,13 @@ describe('contract rules: workload', () => {
     it('does not fire at exactly rate × SLO', () => {
       assertAbsent(edit(BASE_YAML, 'max_in_flight: 40', 'max_in_flight: 20'), 'in-flight-below-littles-law');
     });
+    it('counts a session\'s calls in the hybrid model (10 sessions/s × 2 s × 3 calls = 60), not in the open one', () => {
+      const sessions = edit(BASE_YAML, 'max_in_flight: 40', 'max_in_flight: 40\n  calls_per_session: 3');
+      assertAbsent(sessions, 'in-flight-below-littles-law');
+      const hybrid = edit(sessions, 'model: open', 'model: hybrid');
+      const d = assertAt(hybrid, 'in-flight-below-littles-law', 'max_in_flight: 40', '40');
+      assert.match(d.message, /10\/s × 2 s \(p95\) × 3 calls per session = 60 in flight/);
+      assert.ok(applyFix(hybrid, d).includes('max_in_flight: 60\n'));
+    });
   });
 });
