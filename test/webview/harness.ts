@@ -49,7 +49,10 @@ function bodyClass(kind: ThemeKind): string {
 }
 
 /** The page VS Code would give a webview: CSP as a panel sets it, the fake API, one nonce'd bundle. */
-function hostHtml(view: 'report' | 'waterfall', theme: ThemeKind): string {
+/** The bundles a page can host: dist/webview/<view>.js mounted on #phasewise-<view>. */
+export type HostedView = 'report' | 'waterfall' | 'contract-form';
+
+function hostHtml(view: HostedView, theme: ThemeKind): string {
   const csp = `default-src 'none'; img-src ${ORIGIN} data:; style-src ${ORIGIN} 'nonce-${NONCE}'; font-src ${ORIGIN}; script-src 'nonce-${NONCE}';`;
   return `<!DOCTYPE html>
 <html lang="en" data-phasewise-standalone>
@@ -96,7 +99,7 @@ export class HostPage {
     readonly channel: HostChannel,
   ) {}
 
-  static async open(view: 'report' | 'waterfall', options: HostPageOptions = {}): Promise<HostPage> {
+  static async open(view: HostedView, options: HostPageOptions = {}): Promise<HostPage> {
     const b = await browser();
     const page = await b.newPage({ viewport: { width: options.width ?? 1400, height: options.height ?? 900 } });
     let hostPage: HostPage | undefined;
@@ -120,7 +123,7 @@ export class HostPage {
       const name = url.pathname.slice(1);
       if (name === `${view}.html`) return route.fulfill({ contentType: 'text/html', body: hostHtml(view, options.theme ?? 'dark') });
       if (name === 'fake-api.js') return route.fulfill({ contentType: 'text/javascript', body: FAKE_API });
-      if (/^[a-z]+\.js$/.test(name)) return route.fulfill({ contentType: 'text/javascript', body: bundle(name.slice(0, -3)) });
+      if (/^[a-z-]+\.js$/.test(name)) return route.fulfill({ contentType: 'text/javascript', body: bundle(name.slice(0, -3)) });
       return route.fulfill({ status: 404, body: '' });
     });
     await page.goto(`${ORIGIN}/${view}.html`);
