@@ -44,7 +44,7 @@ async function main() {
         // Probes (network, then DuckDB for the reconciliation) run off the host's thread too.
         probeWorker: 'src/extension/probe/probeWorker.ts',
         // Contract parsing, validation, the form's model and the k6 preview: a long-lived thread.
-        contractWorker: 'src/extension/contract/contractWorker.ts',
+        contractWorker: 'src/extension/contract/worker/contractWorker.ts',
       },
       outdir: 'dist',
     }),

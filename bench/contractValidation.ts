@@ -6,7 +6,7 @@
  */
 import { parseContract } from '../src/core/contract';
 import { CONTRACT_TEMPLATE } from '../src/core/contract/template';
-import { ContractWorkerClient } from '../src/extension/contract/contractClient';
+import { ContractWorkerClient } from '../src/extension/contract/worker/contractClient';
 import { benchTyping, typingLine, type TypingResult, type TypingVariant } from './contractTyping';
 export { typingLine } from './contractTyping';
 
@@ -102,7 +102,7 @@ export async function benchContractTyping(bursts = 16, seed = 7): Promise<Contra
   const client = new ContractWorkerClient();
   let version = 0;
   const inWorker = async (t: string): Promise<number> => {
-    const r = await client.request('sync', { key: 'bench', version: ++version, text: t, fileName: FILE, views: { k6: false } });
+    const r = await client.request('sync', { key: 'bench', version: ++version, text: t, fileName: FILE, views: { form: false, k6: false } });
     return r.diagnostics.length;
   };
   const t0 = performance.now();

@@ -8,6 +8,8 @@ export const COMMAND_NAMES = [
   'newLoadContract',
   'generateK6Script',
   'evaluateContract',
+  'openContractForm',
+  'openContractText',
   'setApiToken',
   'validateTraceparent',
   'startTraceReceiver',

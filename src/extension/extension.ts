@@ -2,6 +2,7 @@ import { performance } from 'perf_hooks';
 import * as vscode from 'vscode';
 import { analyzeRunCommand } from './commands/analyzeRun';
 import { registerContractFeatures } from './contract/index';
+import type { ContractFormsApi } from './contract/form/provider';
 import { createProbeFeatures } from './probe/index';
 import { Registry } from './registry';
 
@@ -17,6 +18,8 @@ export interface PhasewiseApi {
    * work between loading the module and calling it (context, storage), not Phasewise's code.
    */
   readonly hostGapMs: number;
+  /** Open contract forms: what they show, and edits as their webview asks for them. */
+  readonly contractForms: ContractFormsApi;
 }
 
 /**
@@ -29,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): PhasewiseApi {
   context.subscriptions.push(log);
   const registry = new Registry(context, log);
   registry.registerCommand('analyzeRun', analyzeRunCommand(log));
-  registerContractFeatures(registry);
+  const contractForms = registerContractFeatures(registry, context.extensionUri);
   const probe = createProbeFeatures(context, log);
   registry.registerCommand('setApiToken', probe.setApiToken);
   registry.registerCommand('validateTraceparent', probe.validateTraceparent);
@@ -40,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): PhasewiseApi {
   const activationMs = performance.now() - started;
   const hostGapMs = started - moduleStart;
   log.info(`activated in ${activationMs.toFixed(1)} ms (${hostGapMs.toFixed(1)} ms between module load and activate)`);
-  return { activationMs, hostGapMs };
+  return { activationMs, hostGapMs, contractForms };
 }
 
 export function deactivate(): void {}

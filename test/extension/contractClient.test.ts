@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from 'fs';
 import * as path from 'path';
 import { buildLargeContract } from '../../bench/contractValidation';
 import { CONTRACT_TEMPLATE, generateK6Script, parseContract } from '../../src/core/contract';
-import { completionsAt, hoverAt } from '../../src/extension/contract/assist';
-import { ContractWorkerClient, defaultContractWorkerFile } from '../../src/extension/contract/contractClient';
+import { completionsAt, hoverAt } from '../../src/extension/contract/worker/assist';
+import { ContractWorkerClient, defaultContractWorkerFile } from '../../src/extension/contract/worker/contractClient';
 import { repoRoot } from '../helpers/paths';
 import { edit, BASE_YAML } from '../core/contract/helpers';
 
@@ -30,7 +30,7 @@ describe('contract worker client', function () {
     const texts = [steady, edit(BASE_YAML, 'plateau: 10m', 'plateau: 5m'), 'version: 1\nname: [\n', buildLargeContract(500)];
     let version = 0;
     for (const text of texts) {
-      const r = await client.request('sync', { key: 'k', version: ++version, text, fileName: 'a.loadcontract.yaml', views: { k6: false } });
+      const r = await client.request('sync', { key: 'k', version: ++version, text, fileName: 'a.loadcontract.yaml', views: { form: false, k6: false } });
       assert.strictEqual(r.version, version);
       assert.deepStrictEqual(r.diagnostics, parseContract(text, 'a.loadcontract.yaml').diagnostics);
       assert.strictEqual(r.k6, undefined);
@@ -38,12 +38,12 @@ describe('contract worker client', function () {
   });
 
   it('adds the k6 preview when a view wants it: the script the core generates, or the first error', async () => {
-    const ok = await client.request('sync', { key: 'k', version: 1, text: steady, fileName: steadyPath, views: { k6: true } });
+    const ok = await client.request('sync', { key: 'k', version: 1, text: steady, fileName: steadyPath, views: { form: false, k6: true } });
     const contract = parseContract(steady, steadyPath).contract;
     assert.ok(contract);
     assert.deepStrictEqual(ok.k6, { script: generateK6Script(contract, { contractPath: 'steady.loadcontract.yaml' }) });
     const broken = edit(BASE_YAML, 'executor: constant-arrival-rate', 'executor: sideways');
-    const bad = await client.request('sync', { key: 'k', version: 2, text: broken, fileName: 'b.loadcontract.yaml', views: { k6: true } });
+    const bad = await client.request('sync', { key: 'k', version: 2, text: broken, fileName: 'b.loadcontract.yaml', views: { form: false, k6: true } });
     const first = parseContract(broken, 'b.loadcontract.yaml').diagnostics.find((d) => d.severity === 'error');
     assert.ok(first);
     assert.deepStrictEqual(bad.k6, { error: `the contract has errors; first at line ${first.line}: ${first.message}` });
@@ -65,7 +65,7 @@ describe('contract worker client', function () {
   it('a request that throws in the worker rejects alone; the thread answers the next one', async () => {
     const bad = client.request('hover', { text: undefined as unknown as string, fileName: 'x.loadcontract.yaml', offset: 0 });
     await assert.rejects(bad, /Cannot read properties of undefined|undefined/);
-    const r = await client.request('sync', { key: 'k', version: 1, text: steady, fileName: steadyPath, views: { k6: false } });
+    const r = await client.request('sync', { key: 'k', version: 1, text: steady, fileName: steadyPath, views: { form: false, k6: false } });
     assert.deepStrictEqual(r.diagnostics, parseContract(steady, steadyPath).diagnostics);
   });
 

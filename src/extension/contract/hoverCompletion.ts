@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { KeyDoc } from './assist';
+import type { KeyDoc } from './worker/assist';
 import { isContractDocument } from './documents';
 import type { ContractService } from './service';
 

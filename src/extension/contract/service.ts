@@ -1,15 +1,18 @@
 import * as vscode from 'vscode';
 import type { ContractDiagnostic } from '../../core/contract';
-import { ContractWorkerClient } from './contractClient';
+import type { ContractFormModel } from '../../core/contract/form/types';
+import { ContractWorkerClient } from './worker/contractClient';
 import { ValidationScheduler } from './scheduler';
 import { isContractDocument } from './documents';
-import type { K6Preview, RequestName, Requests, WantedViews } from './workerProtocol';
+import type { K6Preview, RequestName, Requests, WantedViews } from './worker/workerProtocol';
 
 /** One validation of one document version, as every view of that document sees it. */
 export interface ContractResult {
   uri: string;
   version: number;
   diagnostics: ContractDiagnostic[];
+  /** Present while a form shows the document. */
+  form?: ContractFormModel;
   /** Present while a view wants the k6 preview. */
   k6?: K6Preview;
 }
@@ -97,8 +100,8 @@ export class ContractService implements vscode.Disposable {
   }
 
   private wanted(key: string): WantedViews {
-    const set = this.views.get(key);
-    return { k6: [...(set ?? [])].some((v) => v.k6) };
+    const views = [...(this.views.get(key) ?? [])];
+    return { form: views.some((v) => v.form), k6: views.some((v) => v.k6) };
   }
 
   /** One validation of the document's text as it is now (the scheduler keeps one in flight per document). */
@@ -109,7 +112,7 @@ export class ContractService implements vscode.Disposable {
     return this.client
       .request('sync', { key, version, text: doc.getText(), fileName: doc.fileName, views: this.wanted(key) })
       .then((r): ContractResult | undefined => {
-        const result: ContractResult = { uri: key, version: r.version, diagnostics: r.diagnostics, ...(r.k6 ? { k6: r.k6 } : {}) };
+        const result: ContractResult = { uri: key, version: r.version, diagnostics: r.diagnostics, ...(r.form ? { form: r.form } : {}), ...(r.k6 ? { k6: r.k6 } : {}) };
         this.log.trace(`contract: validated ${doc.fileName} v${version} in ${r.validateMs.toFixed(1)} ms on the worker (${r.diagnostics.length} findings)`);
         // Offsets of an older text would land on the wrong characters; a change since then has
         // scheduled the next validation already.

@@ -17,15 +17,16 @@ describe('layer boundaries', () => {
     // Exempt: the entries of the bundles loaded after activation (core.js on first use, analysisWorker.js,
     // probeWorker.js and contractWorker.js with the modules only it imports, on worker threads), as long as
     // nothing imports them by value.
-    const separate = ['core.ts', 'analysisWorker.ts', path.join('probe', 'probeWorker.ts'), path.join('contract', 'contractWorker.ts'), path.join('contract', 'assist.ts')].map((f) => path.join(repoRoot, 'src', 'extension', f));
+    const contractWorkerOnly = [path.join('contract', 'worker', 'contractWorker.ts'), path.join('contract', 'worker', 'assist.ts')];
+    const separate = ['core.ts', 'analysisWorker.ts', path.join('probe', 'probeWorker.ts'), ...contractWorkerOnly].map((f) => path.join(repoRoot, 'src', 'extension', f));
     const files = tsFiles(path.join(repoRoot, 'src', 'extension'));
     const valueImports = files.filter((f) =>
-      /^import\s+(?!type\b)[^;]*from\s+['"]\.{1,2}\/(core|analysisWorker|probeWorker|contractWorker)['"]/m.test(fs.readFileSync(f, 'utf8')),
+      /^import\s+(?!type\b)[^;]*from\s+['"]\.{1,2}\/(core|analysisWorker|probeWorker|(contract\/)?worker\/contractWorker|contractWorker)['"]/m.test(fs.readFileSync(f, 'utf8')),
     );
     assert.deepStrictEqual(valueImports, []);
     // assist.ts (hovers, completions on the schema and the parser) belongs to the contract worker alone.
-    const assistImporters = files.filter((f) => /^import\s+(?!type\b)[^;]*from\s+['"]\.\/assist['"]/m.test(fs.readFileSync(f, 'utf8')));
-    assert.deepStrictEqual(assistImporters, [path.join(repoRoot, 'src', 'extension', 'contract', 'contractWorker.ts')]);
+    const assistImporters = files.filter((f) => /^import\s+(?!type\b)[^;]*from\s+['"][./]*(worker\/)?assist['"]/m.test(fs.readFileSync(f, 'utf8')));
+    assert.deepStrictEqual(assistImporters, [path.join(repoRoot, 'src', 'extension', contractWorkerOnly[0])]);
     const offenders = files.filter((f) => !separate.includes(f)).filter((f) =>
       // The probe's receiver, backends and reconciliation too (only its tiny traceparent module is imported).
       /^import\s+(?!type\b)[^;]*from\s+['"][./]+core\/(analysis|report|run|store|formats|contract|probe\/(receiver|backends|spans))\//m.test(fs.readFileSync(f, 'utf8')) ||

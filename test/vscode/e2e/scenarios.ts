@@ -1,4 +1,5 @@
 // End-to-end checks through the workbench UI, run after the integration suite: what a person would see.
+import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index';
@@ -173,7 +174,54 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       'contract-diagnostics.png',
     ),
   );
+  await closeQuickInput(page);
+
+  // 5. The contract form through the UI: Open as Form from the palette, a budget typed into the webview,
+  //    the sum it shows, the tab marked modified while the file on disk stays as it was, then Revert.
+  out.push(
+    await attempt(
+      'the contract form: a budget typed in the form marks the tab modified, the disk keeps the file until saved, Revert restores it',
+      page,
+      ctx,
+      async () => {
+        const name = path.basename(FIXTURE.formContract);
+        const onDisk = (): string => fs.readFileSync(path.join(ctx.workspace, FIXTURE.formContract), 'utf8');
+        const before = onDisk();
+        await openFileByQuickOpen(page, name);
+        // The text editor, or the form if the suite left that as the file's last editor.
+        await waitFor(`${name} as the active tab`, 20_000, async () => ((await page.locator('.tabs-container .tab.active', { hasText: name }).count()) > 0 ? true : undefined));
+        await runCommandFromPalette(page, 'Phasewise: Open as Form');
+        const form = await waitFor('the form webview', 30_000, async () => formFrame(page));
+        const sum = form.locator('[data-testid="budget-sum-0"]');
+        await waitFor('the budget sum', 20_000, async () => ((await sum.textContent()) === 'Σ 12,000 ms = the 12,000 ms SLO: no slack' ? true : undefined));
+        await form.locator('[data-pointer="/budgets/0/phases/gateway"]').click();
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type('400ms');
+        await page.keyboard.press('Enter');
+        // 150 + 400 + 1500 + 9500 + 500 = 12050 ms: 50 ms (0.4 %) over the 12 s SLO.
+        await waitFor('the new sum', 20_000, async () => ((await sum.textContent()) === 'Σ 12,050 ms: 50.00 ms (0.4 %) over the 12,000 ms SLO' ? true : undefined));
+        const dirtyTab = await waitFor('the tab marked modified', 10_000, async () => ((await page.locator('.tabs-container .tab.dirty', { hasText: name }).count()) > 0 ? true : undefined));
+        if (onDisk() !== before) throw new Error('the edit reached the disk without a save');
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: path.join(ctx.artifacts, 'contract-form-edited.png') });
+        await runCommandFromPalette(page, 'File: Revert File');
+        await waitFor('the reverted sum', 20_000, async () => ((await sum.textContent()) === 'Σ 12,000 ms = the 12,000 ms SLO: no slack' ? true : undefined));
+        await waitFor('the tab clean again', 10_000, async () => ((await page.locator('.tabs-container .tab.dirty', { hasText: name }).count()) === 0 ? true : undefined));
+        if (onDisk() !== before) throw new Error('revert changed the file on disk');
+        return { dirtyTab, sum: await sum.textContent() };
+      },
+      'contract-form.png',
+    ),
+  );
   return out;
+}
+
+/** The frame that holds the contract form (webviews are nested iframes of the workbench). */
+async function formFrame(page: Page): Promise<Frame | undefined> {
+  for (const frame of page.frames()) {
+    if ((await frame.locator('#phasewise-contract-form[data-version]').count().catch(() => 0)) > 0) return frame;
+  }
+  return undefined;
 }
 
 /** Opens a workspace file the way a person does: Quick Open, type its name, Enter. */

@@ -19,6 +19,8 @@ export const FIXTURE = {
   mistakesContract: 'contracts/mistakes.loadcontract.yaml',
   /** A workload without executor/rate and an empty `model:`, for completions. */
   completionContract: 'contracts/completion.loadcontract.yaml',
+  /** samples/steady.loadcontract.yaml under a comment: the contract form's tests edit it. */
+  formContract: 'contracts/form.loadcontract.yaml',
   /** One mistake (plateau-too-short on line 11), opened only by the e2e check through the UI. */
   e2eContract: 'contracts/e2e.loadcontract.yaml',
 } as const;

@@ -1,14 +1,17 @@
 /**
  * Messages between the extension host and the contract worker (contractWorker.ts), the thread that
- * parses and validates contracts, builds the k6 preview and answers hovers and completions.
+ * parses and validates contracts, builds the form's model and the k6 preview, turns form edits into
+ * text edits, and answers hovers and completions.
  * Both ends are built from this repository together, so the types are the contract; the worker still
  * answers a malformed request with an error rather than crashing. No vscode import.
  */
-import type { ContractDiagnostic } from '../../core/contract';
+import type { ContractDiagnostic, TextEdit } from '../../../core/contract';
+import type { ContractFormModel, FormEdit } from '../../../core/contract/form/types';
 import type { CompletionData, KeyDoc } from './assist';
 
-/** What a document's views need besides diagnostics (the k6 preview beside the form). */
+/** What a document's views need besides diagnostics: the form's model, the k6 preview beside it. */
 export interface WantedViews {
+  form: boolean;
   k6: boolean;
 }
 
@@ -20,7 +23,12 @@ export interface Requests {
   /** The document's text at `version`: validate it (and build what `views` ask for). */
   sync: {
     params: { key: string; version: number; text: string; fileName: string; views: WantedViews };
-    result: { key: string; version: number; diagnostics: ContractDiagnostic[]; validateMs: number; k6?: K6Preview };
+    result: { key: string; version: number; diagnostics: ContractDiagnostic[]; validateMs: number; form?: ContractFormModel; k6?: K6Preview };
+  };
+  /** A form edit as text edits on `text` (the document's current text); refused with the reason when it cannot apply. */
+  edit: {
+    params: { text: string; fileName: string; edit: FormEdit };
+    result: { edits: TextEdit[] } | { error: string };
   };
   hover: {
     params: { text: string; fileName: string; offset: number };

@@ -2,10 +2,10 @@
  * Hovers and completions as plain data, computed on the contract worker (the schema and the parser
  * live there) and turned into VS Code objects by hoverCompletion.ts. No vscode import.
  */
-import { schemaAt } from '../../core/contract/schemaCheck';
-import type { JsonSchema } from '../../core/contract/schema';
-import { parseSource } from '../../core/contract/sourceMap';
-import { keyAt, parentPointerByIndent, valueAt } from './schemaNav';
+import { schemaAt } from '../../../core/contract/schemaCheck';
+import type { JsonSchema } from '../../../core/contract/schema';
+import { parseSource } from '../../../core/contract/sourceMap';
+import { keyAt, parentPointerByIndent, valueAt } from '../schemaNav';
 
 /** What a hover or a completion's documentation shows about a key. */
 export interface KeyDoc {

@@ -1,15 +1,17 @@
 /**
- * The contract worker thread (dist/contractWorker.js, or out/src/extension/contract/contractWorker.js
- * under tsc): the language-service half of the contract editor. The `yaml` library, ajv's schema
+ * The contract worker thread (dist/contractWorker.js, or out/src/extension/contract/worker/contractWorker.js
+ * under tsc): the language-service half of the contract editor and the form. The `yaml` library, ajv's schema
  * compilation (≈ 130 ms once) and every parse (≈ 10–30 ms for a 500-line contract on a busy machine)
  * run here, so the extension host's event loop only posts text and maps offsets (DESIGN §6: never held
  * > 50 ms). One long-lived thread: the host starts it on the first contract and keeps it.
  */
 import { parentPort } from 'worker_threads';
-import { CONTRACT_TEMPLATE, generateK6Script, parseContract } from '../../core/contract';
-import type { ContractValidation } from '../../core/contract';
-import { parseSource } from '../../core/contract/sourceMap';
-import { validateSource } from '../../core/contract/validate';
+import { CONTRACT_TEMPLATE, generateK6Script, parseContract } from '../../../core/contract';
+import type { ContractValidation } from '../../../core/contract';
+import { formEditToTextEdits, FormEditError } from '../../../core/contract/form/edits';
+import { buildFormModel } from '../../../core/contract/form/model';
+import { parseSource } from '../../../core/contract/sourceMap';
+import { validateSource } from '../../../core/contract/validate';
 import { completionsAt, hoverAt } from './assist';
 import type { HostToWorker, K6Preview, Requests, WorkerToHost } from './workerProtocol';
 
@@ -31,14 +33,27 @@ function sync(p: Requests['sync']['params']): Requests['sync']['result'] {
   const validation = validateSource(source, p.fileName);
   const validateMs = performance.now() - started;
   const result: Requests['sync']['result'] = { key: p.key, version: p.version, diagnostics: validation.diagnostics, validateMs };
-  if (p.views.k6) result.k6 = k6Preview(validation, p.fileName.split(/[\\/]/).pop() ?? p.fileName);
+  const baseName = p.fileName.split(/[\\/]/).pop() ?? p.fileName;
+  if (p.views.form) result.form = buildFormModel(source, validation.diagnostics, baseName);
+  if (p.views.k6) result.k6 = k6Preview(validation, baseName);
   return result;
+}
+
+function edit(p: Requests['edit']['params']): Requests['edit']['result'] {
+  try {
+    return { edits: formEditToTextEdits(parseSource(p.text, p.fileName), p.edit) };
+  } catch (e) {
+    if (e instanceof FormEditError) return { error: e.message };
+    throw e;
+  }
 }
 
 function answer(m: HostToWorker): unknown {
   switch (m.type) {
     case 'sync':
       return sync(m.params);
+    case 'edit':
+      return edit(m.params);
     case 'hover':
       return { hover: hoverAt(m.params.text, m.params.fileName, m.params.offset) };
     case 'complete':

@@ -1,0 +1,64 @@
+// Helpers of the contract suites (contract.test.ts, contractForm.test.ts): expected ranges by string
+// search, our diagnostics, and polling for what the extension does asynchronously.
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+
+export interface Where {
+  line: number;
+  character: number;
+  endLine: number;
+  endCharacter: number;
+}
+
+/** The zero-based range of `snippet` inside the unique `anchor` of `text`, by string search. */
+export function rangeOf(text: string, anchor: string, snippet: string): Where {
+  const a = text.indexOf(anchor);
+  assert.ok(a >= 0 && text.indexOf(anchor, a + 1) === -1, `anchor must occur once: ${JSON.stringify(anchor)}`);
+  assert.ok(anchor.includes(snippet), 'snippet must be inside the anchor');
+  const start = a + anchor.indexOf(snippet);
+  const at = (offset: number): { line: number; character: number } => {
+    const before = text.slice(0, offset);
+    return { line: before.split('\n').length - 1, character: offset - (before.lastIndexOf('\n') + 1) };
+  };
+  const s = at(start);
+  const e = at(start + snippet.length);
+  return { line: s.line, character: s.character, endLine: e.line, endCharacter: e.character };
+}
+
+export function where(r: vscode.Range): Where {
+  return { line: r.start.line, character: r.start.character, endLine: r.end.line, endCharacter: r.end.character };
+}
+
+export function codeOf(d: vscode.Diagnostic): string {
+  const c = d.code;
+  return typeof c === 'object' && c !== null ? String(c.value) : String(c);
+}
+
+export function ours(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'phasewise');
+}
+
+export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Waits until the set of our diagnostic codes on `uri` is exactly `codes` (order-insensitive). */
+export async function waitForCodes(uri: vscode.Uri, codes: string[], timeoutMs = 10_000): Promise<vscode.Diagnostic[]> {
+  const want = [...codes].sort().join(',');
+  try {
+    return await waitFor(`diagnostics [${want}]`, timeoutMs, () => {
+      const d = ours(uri);
+      return d.map(codeOf).sort().join(',') === want ? d : undefined;
+    });
+  } catch (err) {
+    const got = ours(uri).map((d) => `${codeOf(d)}@${d.range.start.line}:${d.range.start.character}`);
+    throw new Error(`${(err as Error).message}; got [${got.join(', ')}]`);
+  }
+}
+
