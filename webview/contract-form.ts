@@ -1,5 +1,4 @@
 /** The contract form bundle (dist/webview/contract-form.js), shown by the custom editor of *.loadcontract.* files. */
-import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { boot } from './shared/boot';
 import { ContractFormApp } from './contract-form/app';
 import css from './contract-form/form.css';

@@ -13,6 +13,7 @@ import * as path from 'path';
 import type { ChildResult } from './child';
 import { measureContractTyping, measureContractValidation, type ActivationResult } from './editor';
 import { webviewLines, type WebviewBenchResult } from './webview';
+import { contractFormLines, type ContractFormBenchResult } from './contractForm';
 import type { EditorLoopResult } from './editorLoop';
 import { DEFAULT_MEMORY_LIMIT } from '../../src/core/store/duckStore';
 import { ensureRun, SIZES, type Size } from './generateCache';
@@ -158,7 +159,18 @@ async function editorFigures(sizes: readonly string[]): Promise<string[]> {
   lines.push(...(await measureContractTyping(OUT_BENCH)));
   lines.push(...(await editorLoopFigures(sizes)));
   lines.push(...(await webviewFigures()));
+  lines.push(...(await contractFormFigures()));
   return lines;
+}
+
+/** The contract form's first paint and keystroke → update, in Chromium, in their own process (contractForm.ts). */
+async function contractFormFigures(): Promise<string[]> {
+  try {
+    const r = JSON.parse((await runNode(path.join(__dirname, 'contractForm.js'), [])).trim()) as ContractFormBenchResult;
+    return contractFormLines(r);
+  } catch (err) {
+    return [`- Contract form figures: not measured (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`];
+  }
 }
 
 /** The webview figures, in Chromium, in their own process (webview.ts). */

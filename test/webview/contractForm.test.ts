@@ -154,7 +154,7 @@ describe('contract form webview in headless Chromium', function () {
       assert.strictEqual(await page.locator('[data-section="/workload"] > .cf-diags .cf-diag[data-code="unknown-key"]').count(), 1);
       assert.strictEqual(await page.locator('[data-testid="budget-sum-0"]').textContent(), 'Σ 2,400 ms: 400.0 ms (20.0 %) over the 2,000 ms SLO');
       // The quick fix from the form, by keyboard: the validation's own fix, named by version and index.
-      const fixButton = page.locator('.cf-diag[data-code="unknown-key"] vscode-button');
+      const fixButton = page.locator('.cf-diag[data-code="unknown-key"] button.cf-button');
       await fixButton.focus();
       await page.keyboard.press('Enter');
       await page.waitForSelector('[data-version="2"]');
@@ -231,7 +231,7 @@ describe('contract form webview in headless Chromium', function () {
     const host = await open(STEADY, 'samples/steady.loadcontract.yaml');
     const page = host.hp.page;
     try {
-      await page.locator('vscode-button', { hasText: 'k6 script' }).click();
+      await page.locator('button', { hasText: 'k6 script' }).click();
       await page.waitForTimeout(50);
       assert.deepStrictEqual(host.toggles, [true]);
       host.k6 = { kind: 'script', text: 'export default function () {\n  // </pre><b>not bold</b>\n}\n' };
@@ -239,7 +239,7 @@ describe('contract form webview in headless Chromium', function () {
       await host.shown();
       assert.strictEqual(await page.locator('[data-testid="k6-script"]').textContent(), host.k6.text);
       assert.strictEqual(await page.locator('[data-testid="k6-script"] b').count(), 0);
-      await page.locator('vscode-button', { hasText: 'Hide k6 script' }).click();
+      await page.locator('button', { hasText: 'Hide k6 script' }).click();
       await page.waitForTimeout(50);
       assert.deepStrictEqual(host.toggles, [true, false]);
     } finally {

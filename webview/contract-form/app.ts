@@ -47,6 +47,8 @@ export class ContractFormApp {
   private evaluation: EvaluationView | null = null;
   private notice: string | null = null;
   private replacingNow = false;
+  /** Blocks kept from the last render: their signature, elements and diagnostic slots. */
+  private blocks = new Map<string, { signature: string; el: HTMLElement; anchors: [string, HTMLElement][] }>();
   private readonly errorSlot = h('div');
   /** Milliseconds the last render took (the bench reads it). */
   lastRenderMs = 0;
@@ -152,6 +154,10 @@ export class ContractFormApp {
     const anchors = new Map<string, HTMLElement>();
     const headerSlot = h('div', { class: 'cf-diags' });
     anchors.set('', headerSlot);
+    const kept = new Map<string, { signature: string; el: HTMLElement; anchors: [string, HTMLElement][] }>();
+    /** Pointers of the blocks reused as they were: their diagnostics are already in them. */
+    const reused: string[] = [];
+    let recording: [string, HTMLElement][] | undefined;
     const ctx: FormContext = {
       model: m,
       edit: (e) => this.edit(e),
@@ -159,8 +165,25 @@ export class ContractFormApp {
       applyFix: (d) => this.applyFix(d),
       anchor: (pointer, slot) => {
         if (!anchors.has(pointer)) anchors.set(pointer, slot);
+        recording?.push([pointer, slot]);
       },
       replacing: () => this.replacingNow,
+      block: (pointer, signature, build) => {
+        const sig = JSON.stringify(signature);
+        const old = this.blocks.get(pointer);
+        if (old && old.signature === sig) {
+          for (const [p, slot] of old.anchors) if (!anchors.has(p)) anchors.set(p, slot);
+          kept.set(pointer, old);
+          reused.push(pointer);
+          return old.el;
+        }
+        const outer = recording;
+        recording = [];
+        const el = build();
+        kept.set(pointer, { signature: sig, el, anchors: recording });
+        recording = outer;
+        return el;
+      },
     };
     const p = palette(m.phases.map((x) => x.name));
     const sections = [
@@ -174,7 +197,9 @@ export class ContractFormApp {
     ];
     // '/budgets' has no section of its own: its diagnostics go with the SLOs.
     anchors.set('/budgets', anchors.get('/slo') as HTMLElement);
+    this.blocks = kept;
     for (const d of m.diagnostics) {
+      if (reused.some((p) => d.pointer === p || d.pointer.startsWith(`${p}/`))) continue;
       let at = d.pointer;
       while (at !== '' && !anchors.has(at)) at = parentPointer(at);
       const slot = anchors.get(at) ?? headerSlot;

@@ -68,7 +68,21 @@ function addPhase(ctx: FormContext, b: BudgetBreakdown): HTMLElement | null {
   return h('div', { class: 'cf-inline' }, select, add);
 }
 
+/** A budget's block, kept across updates that do not change it (a keystroke elsewhere leaves 38 of 39 as they are). */
 function budgetBlock(ctx: FormContext, b: BudgetBreakdown, p: Palette): HTMLElement {
+  const m = ctx.model;
+  const under = (pointer: string): boolean => pointer === b.pointer || pointer.startsWith(`${b.pointer}/`);
+  const signature = {
+    b,
+    fields: Object.values(m.fields).filter((f) => under(f.pointer)),
+    diagnostics: m.diagnostics.filter((d) => under(d.pointer)),
+    colours: b.phases.map((x) => p.owner(x.name)),
+    phases: m.phases.map((x) => x.name),
+  };
+  return ctx.block(b.pointer, signature, () => buildBudget(ctx, b, p));
+}
+
+function buildBudget(ctx: FormContext, b: BudgetBreakdown, p: Palette): HTMLElement {
   const slot = h('div', { class: 'cf-diags' });
   ctx.anchor(b.pointer, slot);
   const phaseSlot = h('div', { class: 'cf-diags' });
