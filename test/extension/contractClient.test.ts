@@ -41,12 +41,12 @@ describe('contract worker client', function () {
     const ok = await client.request('sync', { key: 'k', version: 1, text: steady, fileName: steadyPath, views: { form: false, k6: true } });
     const contract = parseContract(steady, steadyPath).contract;
     assert.ok(contract);
-    assert.deepStrictEqual(ok.k6, { script: generateK6Script(contract, { contractPath: 'steady.loadcontract.yaml' }) });
+    assert.deepStrictEqual(ok.k6, { kind: 'script', text: generateK6Script(contract, { contractPath: 'steady.loadcontract.yaml' }) });
     const broken = edit(BASE_YAML, 'executor: constant-arrival-rate', 'executor: sideways');
     const bad = await client.request('sync', { key: 'k', version: 2, text: broken, fileName: 'b.loadcontract.yaml', views: { form: false, k6: true } });
     const first = parseContract(broken, 'b.loadcontract.yaml').diagnostics.find((d) => d.severity === 'error');
     assert.ok(first);
-    assert.deepStrictEqual(bad.k6, { error: `the contract has errors; first at line ${first.line}: ${first.message}` });
+    assert.deepStrictEqual(bad.k6, { kind: 'error', message: `the contract has errors; first at line ${first.line}: ${first.message}` });
   });
 
   it('answers hovers, completions and the template as the vscode-free helpers do', async () => {
@@ -62,9 +62,13 @@ describe('contract worker client', function () {
     assert.deepStrictEqual(await client.request('template', {}), { text: CONTRACT_TEMPLATE });
   });
 
-  it('a request that throws in the worker rejects alone; the thread answers the next one', async () => {
+  it('a request whose params do not match their declaration is refused with the path; the thread answers the next one', async () => {
     const bad = client.request('hover', { text: undefined as unknown as string, fileName: 'x.loadcontract.yaml', offset: 0 });
-    await assert.rejects(bad, /Cannot read properties of undefined|undefined/);
+    await assert.rejects(bad, /hover params\.text: expected a string, got undefined/);
+    const edit = await client.request('edit', { text: 'workload:\n  rate: 1\n', fileName: 'x.loadcontract.yaml', edit: { op: 'set', pointer: '/workload/rate', input: '2' } });
+    assert.deepStrictEqual(edit, { kind: 'edits', edits: [{ start: 18, end: 19, newText: '2' }] });
+    const refused = await client.request('edit', { text: 'a:\n  b: 1\n', fileName: 'x.loadcontract.yaml', edit: { op: 'set', pointer: '/a', input: '2' } });
+    assert.deepStrictEqual(refused, { kind: 'refused', reason: '`/a` holds a mapping, not a value' });
     const r = await client.request('sync', { key: 'k', version: 1, text: steady, fileName: steadyPath, views: { form: false, k6: false } });
     assert.deepStrictEqual(r.diagnostics, parseContract(steady, steadyPath).diagnostics);
   });

@@ -43,14 +43,14 @@ export function generateK6ScriptCommand(service: ContractService, log: vscode.Lo
       return undefined;
     }
     const preview = await service.request('k6', { text: doc.getText(), fileName: doc.fileName, contractPath: path.basename(doc.fileName) });
-    if ('error' in preview) {
-      void vscode.window.showErrorMessage(`Phasewise: ${preview.error}`);
+    if (preview.kind === 'error') {
+      void vscode.window.showErrorMessage(`Phasewise: ${preview.message}`);
       return undefined;
     }
-    const out = await vscode.workspace.openTextDocument({ content: preview.script, language: 'javascript' });
+    const out = await vscode.workspace.openTextDocument({ content: preview.text, language: 'javascript' });
     await vscode.window.showTextDocument(out, { viewColumn: vscode.ViewColumn.Beside });
     log.info(`k6: generated a script from ${doc.fileName}`);
-    return preview.script;
+    return preview.text;
   };
 }
 

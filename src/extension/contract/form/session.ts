@@ -26,8 +26,7 @@ function themeKind(kind: vscode.ColorThemeKind): ThemeKind {
 }
 
 function k6Params(k6: K6Preview | undefined, open: boolean): F.K6PreviewParams {
-  if (!open || !k6) return null;
-  return 'script' in k6 ? { kind: 'script', text: k6.script } : { kind: 'error', message: k6.error };
+  return open && k6 ? k6 : null;
 }
 
 function describe(err: unknown): string {
@@ -145,7 +144,7 @@ export class FormSession implements vscode.Disposable {
     for (let attempt = 0; attempt < 3; attempt++) {
       const version = this.document.version;
       const r = await this.service.request('edit', { text: this.document.getText(), fileName: this.document.fileName, edit: e });
-      if ('error' in r) return { applied: false, reason: r.error };
+      if (r.kind === 'refused') return { applied: false, reason: r.reason };
       if (r.edits.length === 0) return { applied: true, reason: null };
       if (this.document.version !== version) continue;
       const ok = await this.applyAt(version, r.edits);

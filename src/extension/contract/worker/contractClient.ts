@@ -5,7 +5,7 @@
  */
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { isWorkerToHost, type HostToWorker, type RequestName, type Requests } from './workerProtocol';
+import { CONTRACT_REQUESTS, WORKER_TO_HOST, type HostToWorker, type RequestName, type Requests, type WorkerToHost } from './workerProtocol';
 
 /** The worker script next to this module: dist/contractWorker.js (bundled) or out/src/extension/contract/ (tsc). */
 export function defaultContractWorkerFile(): string {
@@ -13,6 +13,7 @@ export function defaultContractWorkerFile(): string {
 }
 
 interface Pending {
+  type: RequestName;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -33,7 +34,7 @@ export class ContractWorkerClient {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.pending.set(id, { type, resolve: resolve as (value: unknown) => void, reject });
       worker.postMessage({ type, id, params } as HostToWorker);
     });
   }
@@ -51,13 +52,16 @@ export class ContractWorkerClient {
     if (this.worker) return this.worker;
     const worker = new Worker(this.workerFile, { execArgv: [] });
     this.worker = worker;
-    worker.on('message', (m: unknown) => {
-      if (!isWorkerToHost(m)) return;
+    worker.on('message', (raw: unknown) => {
+      if (WORKER_TO_HOST.check(raw, 'reply') !== undefined) return;
+      const m = raw as WorkerToHost;
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
-      if (m.type === 'result') p.resolve(m.result);
-      else p.reject(new Error(m.message));
+      if (m.type === 'error') return p.reject(new Error(m.message));
+      const bad = CONTRACT_REQUESTS[p.type].result.check(m.result, `${p.type} result`);
+      if (bad !== undefined) p.reject(new Error(bad));
+      else p.resolve(m.result);
     });
     const lost = (why: string): void => {
       if (this.worker !== worker) return;

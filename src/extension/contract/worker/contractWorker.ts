@@ -13,17 +13,17 @@ import { buildFormModel } from '../../../core/contract/form/model';
 import { parseSource } from '../../../core/contract/sourceMap';
 import { validateSource } from '../../../core/contract/validate';
 import { completionsAt, hoverAt } from './assist';
-import type { HostToWorker, K6Preview, Requests, WorkerToHost } from './workerProtocol';
+import { CONTRACT_REQUESTS, HOST_TO_WORKER, type HostToWorker, type K6Preview, type Requests, type WorkerToHost } from './workerProtocol';
 
 function k6Preview({ contract, diagnostics }: ContractValidation, contractPath: string): K6Preview {
   if (!contract) {
     const first = diagnostics.find((d) => d.severity === 'error');
-    return { error: `the contract has errors; first at line ${first?.line ?? 1}: ${first?.message ?? 'unknown'}` };
+    return { kind: 'error', message: `the contract has errors; first at line ${first?.line ?? 1}: ${first?.message ?? 'unknown'}` };
   }
   try {
-    return { script: generateK6Script(contract, { contractPath }) };
+    return { kind: 'script', text: generateK6Script(contract, { contractPath }) };
   } catch (e) {
-    return { error: e instanceof Error ? e.message : String(e) };
+    return { kind: 'error', message: e instanceof Error ? e.message : String(e) };
   }
 }
 
@@ -41,9 +41,9 @@ function sync(p: Requests['sync']['params']): Requests['sync']['result'] {
 
 function edit(p: Requests['edit']['params']): Requests['edit']['result'] {
   try {
-    return { edits: formEditToTextEdits(parseSource(p.text, p.fileName), p.edit) };
+    return { kind: 'edits', edits: formEditToTextEdits(parseSource(p.text, p.fileName), p.edit) };
   } catch (e) {
-    if (e instanceof FormEditError) return { error: e.message };
+    if (e instanceof FormEditError) return { kind: 'refused', reason: e.message };
     throw e;
   }
 }
@@ -68,10 +68,14 @@ function answer(m: HostToWorker): unknown {
 function main(): void {
   const port = parentPort;
   if (port === null) throw new Error('contractWorker.js runs only as a worker thread (see contractClient.ts)');
-  port.on('message', (m: HostToWorker) => {
+  port.on('message', (raw: unknown) => {
+    // A message that is not a declared request has no id to answer: it can only be our own bug.
+    if (HOST_TO_WORKER.check(raw, 'request') !== undefined) return;
+    const m = raw as HostToWorker;
     let reply: WorkerToHost;
     try {
-      reply = { type: 'result', id: m.id, result: answer(m) };
+      const bad = CONTRACT_REQUESTS[m.type].params.check(m.params, `${m.type} params`);
+      reply = bad !== undefined ? { type: 'error', id: m.id, message: bad } : { type: 'result', id: m.id, result: answer(m) };
     } catch (e) {
       // A bug in a rule must cost one answer, not the thread: the host logs the error and goes on.
       reply = { type: 'error', id: m.id, message: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
