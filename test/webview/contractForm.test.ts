@@ -14,6 +14,7 @@ import { validateSource } from '../../src/core/contract/validate';
 import { ReportProblem } from '../../src/protocol/common';
 import * as F from '../../src/protocol/contractForm';
 import { encodeJson } from '../../src/protocol/schema';
+import { buildLargeContract } from '../../bench/contractValidation';
 import { repoRoot } from '../helpers/paths';
 import { closeBrowser, HostPage } from './harness';
 import type { ThemeKind } from '../../src/protocol/common';
@@ -242,6 +243,37 @@ describe('contract form webview in headless Chromium', function () {
       await page.locator('button', { hasText: 'Hide k6 script' }).click();
       await page.waitForTimeout(50);
       assert.deepStrictEqual(host.toggles, [true, false]);
+    } finally {
+      await host.hp.close();
+    }
+  });
+
+  it('the 500-line bench contract: a block per budget with its own sum; an edit to one budget changes that one', async () => {
+    const text = buildLargeContract(500);
+    const budgets = text.split('\n').filter((l) => l.startsWith('  - allocates:')).length;
+    const host = await open(text, 'bench.loadcontract.yaml', 'dark', 900);
+    const page = host.hp.page;
+    try {
+      assert.strictEqual(await page.locator('.cf-budget').count(), budgets);
+      // Every budget of the generated contract adds up to 150 + 10k + 100 + 400 + 1300 − 10k + 50 = 2,000 ms.
+      const sums = await page.locator('.cf-budget-sum').allTextContents();
+      assert.deepStrictEqual(new Set(sums), new Set(['Σ 2,000 ms = the 2,000 ms SLO: no slack']));
+      const pointer = '/budgets/20/phases/gateway';
+      await page.locator(field(pointer)).first().scrollIntoViewIfNeeded();
+      await page.locator(field(pointer)).first().focus();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('150ms');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-version="2"]');
+      // Budget 20 is region-20's (i = 20, so 150 ms of network envelope; the template's own budget comes last): 2,000 − 100 + 150 = 2,050 ms.
+      assert.strictEqual(await page.locator('[data-testid="budget-sum-20"]').textContent(), 'Σ 2,050 ms: 50.00 ms (2.5 %) over the 2,000 ms SLO');
+      assert.strictEqual((await page.locator('.cf-budget-sum').allTextContents()).filter((t) => t.startsWith('Σ 2,000 ms =')).length, budgets - 1);
+      assert.strictEqual(await page.locator('[data-testid="counts"]').textContent(), '1 error, 0 warnings, 0 notes');
+      await page.screenshot({ path: await artefact('contract-form-500-lines-dark') });
+      await page.locator('[data-section="/workload"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: await artefact('contract-form-500-lines-workload-dark') });
+      await page.screenshot({ path: await artefact('contract-form-500-lines-dark-full'), fullPage: true });
+      assert.deepStrictEqual(await host.hp.allProblems(), []);
     } finally {
       await host.hp.close();
     }

@@ -208,12 +208,13 @@ export class ContractFormApp {
       slot.parentElement?.classList.add('cf-has-diag');
     }
     const count = (s: string): number => m.diagnostics.filter((d) => d.severity === s).length;
+    const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
     const k6Open = this.k6 !== null;
     const header = h(
       'header',
       { class: 'cf-header' },
       h('div', { class: 'cf-title' }, h('h1', null, m.name ?? '(no name)'), h('span', { class: 'pw-muted' }, m.fileName), this.dirty ? h('span', { class: 'pw-badge', attrs: { 'data-testid': 'dirty' } }, 'unsaved') : null),
-      h('div', { class: 'cf-counts', attrs: { 'data-testid': 'counts', 'aria-live': 'polite' } }, `${count('error')} errors, ${count('warning')} warnings, ${count('information') + count('hint')} notes`),
+      h('div', { class: 'cf-counts', attrs: { 'data-testid': 'counts', 'aria-live': 'polite' } }, `${plural(count('error'), 'error')}, ${plural(count('warning'), 'warning')}, ${plural(count('information') + count('hint'), 'note')}`),
       h('div', { class: 'cf-spacer' }),
       button('Open as Text', 'Show this contract in the text editor beside the form', () => this.bridge.endpoint.notify(F.RevealInText, { line: 1 })),
       button(k6Open ? 'Hide k6 script' : 'k6 script', k6Open ? 'Close the generated k6 script' : 'Show the k6 script this contract generates, updated as it changes', () => {
