@@ -98,11 +98,13 @@ export function flagBoolean(args: ParsedArgs, name: string): boolean {
   return args.flags.has(name);
 }
 
-/** A positive integer flag value (`--slow 20`). */
-export function flagPositiveInt(args: ParsedArgs, name: string): number | undefined {
+/** A positive integer flag value (`--slow 20`), at most `max`. */
+export function flagPositiveInt(args: ParsedArgs, name: string, max: number): number | undefined {
   const raw = flagString(args, name);
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`--${name} expects a positive integer, got '${raw}'`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new UsageError(`--${name} expects a whole number from 1 to ${max.toLocaleString('en-US')}, got '${raw}'`);
+  }
   return Number(raw);
 }
 
@@ -111,6 +113,10 @@ export function parseDurationMs(text: string, what: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
   if (!match) throw new UsageError(`${what} expects a duration such as 250ms, 30s or 10m, got '${text}'`);
   const ms = Number(match[1]) * UNIT_MS[match[2] ?? 'ms'];
-  if (!(ms > 0)) throw new UsageError(`${what} must be longer than 0, got '${text}'`);
+  if (!(ms >= 1)) throw new UsageError(`${what} must be at least 1ms, got '${text}'`);
+  // A year: longer windows are a typo, and the window index must stay a small integer in SQL.
+  if (ms > MAX_DURATION_MS) throw new UsageError(`${what} must be at most 365 days, got '${text}'`);
   return ms;
 }
+
+const MAX_DURATION_MS = 365 * 24 * 3600 * 1000;

@@ -1,12 +1,13 @@
 /**
  * The `phasewise` command: dispatches to a subcommand and turns every error into a message and an exit
- * code (never a stack trace for bad input; see exitCodes.ts).
+ * code through the error contract (errorContract.ts; the codes are in exitCodes.ts).
  */
-import { CancelledError, ContractError, InputError } from '../core/errors';
 import { PHASEWISE_VERSION } from '../core/version';
 import { UsageError } from './args';
+import { describeError } from './errorContract';
 import { wasInterrupted } from './interrupt';
-import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_PASS } from './exitCodes';
+import { EXIT_PASS } from './exitCodes';
+import { note, writeStdout } from './output';
 import { USAGE } from './usage';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -26,49 +27,32 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(USAGE);
-    return name === undefined ? EXIT_BAD_INPUT : EXIT_PASS;
-  }
-  if (name === '--version' || name === '-v') {
-    process.stdout.write(`${PHASEWISE_VERSION}\n`);
-    return EXIT_PASS;
-  }
-  const command = COMMANDS[name];
-  if (!command) return usageError(`unknown command '${name}'`);
-  if (['analyze', 'reconcile', 'probe', 'receive'].includes(name) && (rest.includes('--help') || rest.includes('-h'))) {
-    process.stdout.write(USAGE);
-    return EXIT_PASS;
-  }
   try {
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      if (name === undefined) throw new UsageError('no command given');
+      await writeStdout(USAGE);
+      return EXIT_PASS;
+    }
+    if (name === '--version' || name === '-v') {
+      await writeStdout(`${PHASEWISE_VERSION}\n`);
+      return EXIT_PASS;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command '${name}' (expected ${Object.keys(COMMANDS).join(', ')})`);
+    if ((name === 'analyze' || name === 'reconcile') && (rest.includes('--help') || rest.includes('-h'))) {
+      await writeStdout(USAGE);
+      return EXIT_PASS;
+    }
     return await command(rest);
   } catch (err) {
     return reportError(err);
   }
 }
 
-function usageError(message: string): number {
-  process.stderr.write(`phasewise: ${message}\nrun 'phasewise --help' for usage\n`);
-  return EXIT_BAD_INPUT;
-}
-
-function reportError(err: unknown): number {
-  if (err instanceof UsageError) return usageError(err.message);
-  if (err instanceof InputError) {
-    process.stderr.write(`phasewise: ${err.message}\n`);
-    return EXIT_BAD_INPUT;
-  }
-  if (err instanceof ContractError) {
-    process.stderr.write(err.lines.join('\n') + '\n');
-    return EXIT_BAD_INPUT;
-  }
-  // After Ctrl-C, whatever the interrupted query threw is the interruption, not a failure.
-  if (err instanceof CancelledError || wasInterrupted()) {
-    process.stderr.write('phasewise: interrupted\n');
-    return EXIT_INTERRUPTED;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`phasewise: internal error: ${message}\n`);
-  if (process.env.PHASEWISE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-  return EXIT_INTERNAL_ERROR;
+/** Prints what the error contract says about `err` and returns its exit code. */
+export function reportError(err: unknown): number {
+  const outcome = describeError(err, wasInterrupted());
+  for (const line of outcome.lines) note(line);
+  if (process.env.PHASEWISE_DEBUG) for (const text of outcome.debug) for (const line of text.split('\n')) note(`debug: ${line}`);
+  return outcome.code;
 }

@@ -1,6 +1,10 @@
 // The `phasewise` executable (dist/cli.js): everything else lives in dispatch.ts so it can be tested.
-import { main } from './dispatch';
+import { main, reportError } from './dispatch';
 import { EXIT_INTERNAL_ERROR } from './exitCodes';
+
+// A failed write to a closed pipe also reaches the write's callback (writeStdout), which reports it;
+// without a listener the stream's 'error' event would end the process with a stack trace instead.
+process.stdout.on('error', () => undefined);
 
 let settled = false;
 // The event loop emptied while a command still awaited something that can never settle (a promise
@@ -18,7 +22,6 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     settled = true;
-    process.stderr.write(`phasewise: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(EXIT_INTERNAL_ERROR);
+    process.exit(reportError(err));
   },
 );

@@ -1,11 +1,20 @@
-/** Where the CLI writes: reports to stdout, everything about the run (notes, progress, errors) to stderr. */
+/**
+ * Where the CLI writes: reports to stdout, everything about the run (notes, progress, errors) to
+ * stderr. Both sinks escape control characters (report/escape.ts): text from input files reaches
+ * them in messages and reports, and must never drive the terminal.
+ */
+import { escapeLine, escapeText } from '../core/report/escape';
 
-/** Writes a line to stderr (diagnostics never go to stdout, which may be a report piped elsewhere). */
+/** Writes one line to stderr (diagnostics never go to stdout, which may be a report piped elsewhere). */
 export function note(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${escapeLine(line)}\n`);
 }
 
-/** Resolves once the text is handed to the OS, so exiting right after cannot truncate a piped report. */
+/**
+ * Resolves once the text is handed to the OS, so exiting right after cannot truncate a piped report.
+ * A failed write (a closed pipe, a full disk) rejects with the OS error, which the error contract
+ * reports as bad output, not as a bug.
+ */
 export function writeStdout(text: string): Promise<void> {
-  return new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) => process.stdout.write(escapeText(text), (err) => (err ? reject(err) : resolve())));
 }

@@ -30,6 +30,9 @@ export const SESSION_FLAGS: Readonly<Record<string, FlagSpec>> = {
   quiet: { kind: 'boolean', alias: 'q' },
 };
 
+/** `--slow N`: each listed trace carries its breakdown; more than this is a typo, not a report. */
+const MAX_SLOW_TRACES = 10_000;
+
 export interface Session {
   store: DuckStore;
   options: AnalysisOptions;
@@ -50,7 +53,7 @@ export async function resolveAnalysis(args: ParsedArgs): Promise<{ options: Anal
   for (const line of notes) note(line);
   const window = flagString(args, 'window');
   if (window !== undefined) options.windowSizeMs = parseDurationMs(window, '--window');
-  const slow = flagPositiveInt(args, 'slow');
+  const slow = flagPositiveInt(args, 'slow', MAX_SLOW_TRACES);
   if (slow !== undefined) options.slowTraceCount = slow;
   const tag = flagString(args, 'trace-tag');
   if (tag !== undefined) {
@@ -135,9 +138,7 @@ async function loadInputs(session: Session, run: string[], spans: string[], args
     );
   } catch (err) {
     // Readers turn bad input into InputErrors; a DuckDB failure left over is ours, but name the file.
-    if (err instanceof StoreError && !session.interrupted()) {
-      throw new StoreError(`while loading ${current}: ${firstLine(err.message)}`, err.sql);
-    }
+    if (err instanceof StoreError && !session.interrupted()) throw err.withContext(`while loading ${current}`);
     throw err;
   }
   progress.done('loaded');

@@ -1,4 +1,6 @@
-/** The help text: every flag, and the exit codes a CI job branches on. */
+import { exitCodeUsage } from './exitCodes';
+
+/** The help text: every flag, and the exit codes a CI job branches on (from exitCodes.ts). */
 export const USAGE = `usage: phasewise <command> [options]
 
 commands
@@ -17,7 +19,7 @@ phasewise analyze --run FILE... --spans FILE... [options]
   --threshold EXPR       a gate, repeatable: METRIC.STAT OP LIMIT, e.g. 'client_total_ms.p95<=2000',
                          'gpu_queue_ms.p95<=400', 'error_rate.value<=1%', 'dropped_iterations.value<=0'
   --window DURATION      window size for per-window figures (default 30s)
-  --slow N               how many slow traces to list (default 10)
+  --slow N               how many slow traces to list (default 10, at most 10,000)
   --trace-tag NAME       k6 tag carrying the trace ID when data.metadata.trace_id is absent (default trace_id)
   --format text|json|md|html  report format (default text); html is one self-contained file with
                          the charts and the waterfall of every listed slow trace
@@ -54,7 +56,7 @@ phasewise receive [--listen 127.0.0.1:4318] [--out FILE.otlp.jsonl] [--db FILE] 
   POST /v1/traces, protobuf or JSON, gzip; one ExportTraceServiceRequest per line in --out (default
   spans-<time>.otlp.jsonl unless --db); Ctrl-C or SIGTERM flushes, prints the totals and exits 0
 
-exit codes
-  0 pass (or no gates)   1 fail   2 inconclusive   3 instrumentation failure
-  4 bad input or usage   5 internal error   130 interrupted
-`;
+phasewise validate [--strict] [--quiet] FILE.loadcontract.yaml...
+phasewise k6 FILE.loadcontract.yaml [--out script.js]
+
+${exitCodeUsage()}`;

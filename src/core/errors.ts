@@ -14,18 +14,25 @@ export class InputError extends Error {
 }
 
 /**
- * A DuckDB failure, with the SQL that caused it kept for the log (never shown with user data inlined)
- * and, for the analysis's statements, the statement's name (analysis/sql/statement.ts), which the
- * message then starts with.
+ * A DuckDB failure. The message (DuckDB's own text) and `sql` are for the log and a bug report only
+ * (PHASEWISE_DEBUG), never for the user (DESIGN §7). For the analysis's statements, `statement` is
+ * the statement's name (analysis/sql/statement.ts), which the message then starts with; `context`
+ * says what Phasewise was doing ("while loading FILE"), in words the user may see.
  */
 export class StoreError extends Error {
   constructor(
-    message: string,
+    readonly duckdbMessage: string,
     readonly sql: string,
     readonly statement?: string,
+    readonly context?: string,
   ) {
-    super(statement !== undefined ? `${statement}: ${message}` : message);
+    super(statement !== undefined ? `${statement}: ${duckdbMessage}` : duckdbMessage);
     this.name = 'StoreError';
+  }
+
+  /** The same failure, with what Phasewise was doing when it happened. */
+  withContext(context: string): StoreError {
+    return new StoreError(this.duckdbMessage, this.sql, this.statement, context);
   }
 }
 

@@ -1,7 +1,6 @@
 /**
  * `phasewise analyze`: load (or reuse) a run, analyse it, print the report, exit with the verdict.
  */
-import { writeFile } from 'fs/promises';
 import { analyzeRun } from '../../core/analysis/analyze';
 import type { Report } from '../../core/report/model';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../core/report/index';
@@ -9,6 +8,7 @@ import { verdictTitle } from '../../core/report/summarySections';
 import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { exitCodeForVerdict } from '../exitCodes';
 import { note, writeStdout } from '../output';
+import { checkOutputPath, writeOutputFile } from '../outputFile';
 import { openSession, SESSION_FLAGS } from '../session';
 
 const ANALYZE_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -22,6 +22,7 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
   if (args.positional.length > 0) throw new UsageError(`unexpected argument '${args.positional[0]}' (input files follow --run or --spans)`);
   const format = parseFormat(flagString(args, 'format') ?? 'text');
   const out = flagString(args, 'out');
+  if (out !== undefined) await checkOutputPath(out);
 
   const session = await openSession(args);
   let report: Report;
@@ -37,7 +38,7 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
   for (const line of skippedLineNotes(report)) note(line);
   const text = html ?? renderReport(report, format as ReportFormat);
   if (out !== undefined) {
-    await writeFile(out, text, 'utf8');
+    await writeOutputFile(out, text);
     if (!session.quiet) note(`phasewise: ${verdictTitle(report)}; report written to ${out}`);
   } else if (!session.quiet) {
     await writeStdout(text);

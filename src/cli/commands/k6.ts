@@ -1,58 +1,52 @@
 /**
  * `phasewise k6 FILE [--out SCRIPT.js]`: the k6 script that runs a contract. Refuses contracts with
- * errors (printing them), because a script from a broken contract would run the wrong experiment.
+ * errors (printing them, exit 4), because a script from a broken contract would run the wrong experiment.
  */
-import { writeFile } from 'node:fs/promises';
 import { loadContractFile } from '../../core/contract';
-import { generateK6Script } from '../../core/contract/k6Script';
+import { generateK6Script, K6GenerationError } from '../../core/contract/k6Script';
+import { ContractError, InputError } from '../../core/errors';
+import { checkReadableFile } from '../../core/formats/inputFile';
+import { formatDiagnostic } from '../../core/run/contractInput';
+import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
+import { EXIT_PASS } from '../exitCodes';
+import { note, writeStdout } from '../output';
+import { checkOutputPath, writeOutputFile } from '../outputFile';
 
 const USAGE = 'usage: phasewise k6 FILE.loadcontract.yaml [--out script.js]';
 
-export async function runK6(argv: string[]): Promise<number> {
-  let file: string | undefined;
-  let out: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--out' || arg === '-o') {
-      out = argv[++i];
-      if (!out) {
-        process.stderr.write(`phasewise k6: --out needs a path\n${USAGE}\n`);
-        return 2;
-      }
-    } else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    } else if (arg.startsWith('-')) {
-      process.stderr.write(`phasewise k6: unknown option ${arg}\n${USAGE}\n`);
-      return 2;
-    } else if (file === undefined) file = arg;
-    else {
-      process.stderr.write(`phasewise k6: one contract at a time\n${USAGE}\n`);
-      return 2;
-    }
+const K6_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  out: { kind: 'string', alias: 'o' },
+  help: { kind: 'boolean', alias: 'h' },
+};
+
+export async function runK6(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, K6_FLAGS);
+  if (flagBoolean(args, 'help')) {
+    await writeStdout(`${USAGE}\n`);
+    return EXIT_PASS;
   }
-  if (!file) {
-    process.stderr.write(`phasewise k6: no contract given\n${USAGE}\n`);
-    return 2;
-  }
+  if (args.positional.length === 0) throw new UsageError(`no contract given (${USAGE})`);
+  if (args.positional.length > 1) throw new UsageError(`one contract at a time, got ${args.positional.length} (${USAGE})`);
+  const [file] = args.positional;
+  const out = flagString(args, 'out');
+  await checkReadableFile(file, 'a load contract file (*.loadcontract.yaml)');
+  if (out !== undefined) await checkOutputPath(out);
   const { contract, diagnostics } = await loadContractFile(file);
-  for (const d of diagnostics) {
-    if (d.severity === 'error' || d.severity === 'warning') process.stderr.write(`${file}:${d.line}:${d.column}: ${d.severity} ${d.code} ${d.message}\n`);
-  }
+  const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => formatDiagnostic(file, d));
   if (!contract) {
-    process.stderr.write('phasewise k6: the contract has errors; fix them first (phasewise validate shows all of them)\n');
-    return 1;
+    throw new ContractError(file, [...shown, 'phasewise k6: the contract has errors; fix them first (phasewise validate shows all of them)']);
   }
+  for (const line of shown) note(line);
   let script: string;
   try {
     script = generateK6Script(contract, { contractPath: file });
   } catch (e) {
-    process.stderr.write(`phasewise k6: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    if (e instanceof K6GenerationError) throw new InputError(file, undefined, 'a contract whose workload k6 can run', e.message);
+    throw e;
   }
-  if (out) {
-    await writeFile(out, script, 'utf8');
-    process.stderr.write(`wrote ${out}\n`);
-  } else process.stdout.write(script);
-  return 0;
+  if (out !== undefined) {
+    await writeOutputFile(out, script);
+    note(`wrote ${out}`);
+  } else await writeStdout(script);
+  return EXIT_PASS;
 }

@@ -19,9 +19,11 @@ import { onInterrupt, requestFromFlags } from './probe';
 
 /** A probe series checks the chain at a trickle; a load test belongs to k6. */
 const MAX_RATE = 50;
+/** Requests in one series (≈ 33 minutes at the highest rate). */
+const MAX_COUNT = 100_000;
 
 export async function runProbeSeries(args: ParsedArgs, format: string): Promise<number> {
-  const count = flagPositiveInt(args, 'count')!;
+  const count = flagPositiveInt(args, 'count', MAX_COUNT)!;
   const rateText = flagString(args, 'rate') ?? '1';
   const rate = Number(rateText);
   if (!(rate > 0) || rate > MAX_RATE) throw new UsageError(`--rate expects requests per second above 0 and at most ${MAX_RATE}, got '${rateText}'`);

@@ -4,6 +4,7 @@
  */
 import type { Report } from './model';
 import { columnAlignment, type Block, type ReportDocument, type TableBlock } from './document';
+import { escapeLine } from './escape';
 import { buildReportDocument } from './sections';
 
 /** Renders a Report as markdown (GitHub-flavoured tables). */
@@ -39,7 +40,12 @@ function escapeCell(text: string): string {
   return escapeInline(text).replace(/\|/g, '\\|');
 }
 
-/** Characters that would turn figures into markup (`*` in `p(95)*`, `_` in metric names is fine inside words). */
+/**
+ * Characters that would turn text into markup: emphasis (`*`, `~`), code, HTML tags and entities
+ * (`&#x202e;` would bring back a character escapeLine removed), links (`[…](…)`), and the backslash
+ * itself. `_` inside metric names is literal in GitHub-flavoured Markdown and stays readable.
+ * Control characters are escaped first (escape.ts), so the escapes cannot be used to hide one.
+ */
 function escapeInline(text: string): string {
-  return text.replace(/([*`<>])/g, '\\$1');
+  return escapeLine(text).replace(/([\\*`<>&\[\]~])/g, '\\$1');
 }

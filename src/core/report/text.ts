@@ -4,6 +4,7 @@
  */
 import type { Report } from './model';
 import { columnAlignment, type Block, type ReportDocument, type TableBlock } from './document';
+import { escapeLine } from './escape';
 import { buildReportDocument } from './sections';
 
 /** Renders a Report as the plain-text terminal report. */
@@ -11,24 +12,30 @@ export function renderTextReport(report: Report): string {
   return renderTextDocument(buildReportDocument(report));
 }
 
+/**
+ * Every line and cell is escaped (escape.ts): span names, file paths and quoted bad lines come from
+ * input files, and a control character in them must not drive the terminal or add a line.
+ */
 export function renderTextDocument(doc: ReportDocument): string {
-  const out: string[] = [doc.title, '='.repeat(Math.min(Array.from(doc.title).length, 100))];
+  const title = escapeLine(doc.title);
+  const out: string[] = [title, '='.repeat(Math.min(Array.from(title).length, 100))];
   for (const section of doc.sections) {
-    out.push('', section.title, '-'.repeat(Array.from(section.title).length));
+    const heading = escapeLine(section.title);
+    out.push('', heading, '-'.repeat(Array.from(heading).length));
     for (const block of section.blocks) out.push(...renderBlock(block));
   }
   return out.join('\n') + '\n';
 }
 
 function renderBlock(block: Block): string[] {
-  if (block.kind === 'lines') return block.lines.map((line) => (block.bullet ? `  - ${line}` : `  ${line}`));
+  if (block.kind === 'lines') return block.lines.map((line) => (block.bullet ? `  - ${escapeLine(line)}` : `  ${escapeLine(line)}`));
   return renderTable(block).map((line) => `  ${line}`);
 }
 
-/** Space-aligned table with a dashed rule under the header. */
+/** Space-aligned table with a dashed rule under the header; cells are escaped before they are measured. */
 export function renderTable(block: TableBlock): string[] {
   const align = columnAlignment(block);
-  const all = [block.header, ...block.rows];
+  const all = [block.header, ...block.rows].map((row) => row.map((cell) => escapeLine(cell ?? '')));
   const widths = block.header.map((_, i) => Math.max(...all.map((row) => width(row[i] ?? ''))));
   const format = (row: string[]): string =>
     row
@@ -38,7 +45,7 @@ export function renderTable(block: TableBlock): string[] {
       })
       .join('  ')
       .trimEnd();
-  return [format(block.header), widths.map((w) => '-'.repeat(w)).join('  '), ...block.rows.map(format)];
+  return [format(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(format)];
 }
 
 function width(text: string): number {

@@ -3,6 +3,7 @@
  * client's total to the server's phases, and the span waterfall as a bar chart scaled to the root.
  */
 import type { TraceBreakdown, WaterfallSpan } from './model';
+import { escapeLine } from './escape';
 import { formatMs, MISSING } from './format';
 import { renderTable } from './text';
 
@@ -34,7 +35,7 @@ export function renderReconciliationLines(rec: TraceReconciliationView, phaseNam
   const envelope =
     b.network_envelope_ms ?? (b.client_total_ms !== null && b.server_root_ms !== null ? b.client_total_ms - b.server_root_ms : null);
   const out = [
-    `trace_id=${b.trace_id}`,
+    `trace_id=${escapeLine(b.trace_id)}`,
     `k6_total_ms=${intOrNa(b.client_total_ms)}`,
     `server_root_ms=${intOrNa(b.server_root_ms)}`,
     `network_envelope_ms=${intOrNa(envelope)}`,
@@ -66,9 +67,10 @@ export function renderWaterfallText(spans: readonly WaterfallSpan[], options: Wa
   const root = spans.find((s) => s.depth === 0) ?? spans[0];
   const origin = root.start_ms;
   const scale = root.duration_ms > 0 ? root.duration_ms : Math.max(...spans.map((s) => s.start_ms + s.duration_ms - origin), 1);
+  // Names and services come from the span files: escaped before they are cut to width (escape.ts).
   const rows = spans.map((s) => [
-    truncate(`${'  '.repeat(s.depth)}${s.name}`, maxName),
-    s.service ?? MISSING,
+    truncate(`${'  '.repeat(s.depth)}${escapeLine(s.name ?? '')}`, maxName),
+    s.service === null || s.service === undefined ? MISSING : escapeLine(s.service),
     formatMs(s.start_ms - origin, false),
     formatMs(s.duration_ms, false),
     s.phase ?? MISSING,

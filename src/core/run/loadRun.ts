@@ -3,9 +3,9 @@
  * existence checked first (a clear InputError, not an ENOENT stack), `--run` files as the client side,
  * `--spans` files as the server side, one file at a time so progress can name the file being loaded.
  */
-import { access, stat } from 'fs/promises';
+import { stat } from 'fs/promises';
 import * as path from 'path';
-import { InputError } from '../errors';
+import { checkDistinctFiles, checkReadableFile } from '../formats/inputFile';
 import { loadFiles, type LoadedFile } from '../formats/loadFiles';
 import type { ProgressSink } from '../formats/types';
 import type { QueryRunner } from '../store/duckStore';
@@ -25,18 +25,10 @@ export interface LoadRunOptions {
   progress?: ProgressSink;
 }
 
-/** Throws an InputError for the first file that does not exist or cannot be read. */
+/** Throws an InputError for the first file that does not exist or cannot be read, or is given twice. */
 export async function checkFilesExist(files: readonly string[]): Promise<void> {
-  for (const file of files) {
-    try {
-      await access(file);
-      const info = await stat(file);
-      if (!info.isFile()) throw new InputError(file, undefined, 'a file', 'a directory');
-    } catch (err) {
-      if (err instanceof InputError) throw err;
-      throw new InputError(file, undefined, 'an existing, readable file', 'no such file');
-    }
-  }
+  for (const file of files) await checkReadableFile(file);
+  await checkDistinctFiles(files);
 }
 
 /** Loads client files then span files into the store; returns what each file contributed. */

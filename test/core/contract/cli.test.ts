@@ -2,8 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runK6 } from '../../../src/cli/commands/k6';
-import { runValidate } from '../../../src/cli/commands/validate';
+import { main } from '../../../src/cli/dispatch';
 import { BASE_YAML, edit } from './helpers';
 
 /** Captures what a command writes to stdout and stderr. */
@@ -12,8 +11,15 @@ async function capture(fn: () => Promise<number>): Promise<{ code: number; out: 
   const err: string[] = [];
   const o = process.stdout.write.bind(process.stdout);
   const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string | Uint8Array) => (out.push(String(s)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string | Uint8Array) => (err.push(String(s)), true)) as typeof process.stderr.write;
+  // The commands wait for the write's callback (writeStdout), so the stand-in calls it.
+  const fake = (sink: string[]) => ((s: string | Uint8Array, ...rest: unknown[]) => {
+    sink.push(String(s));
+    const done = rest.find((r): r is () => void => typeof r === 'function');
+    done?.();
+    return true;
+  }) as typeof process.stdout.write;
+  process.stdout.write = fake(out);
+  process.stderr.write = fake(err);
   try {
     const code = await fn();
     return { code, out: out.join(''), err: err.join('') };
@@ -22,6 +28,9 @@ async function capture(fn: () => Promise<number>): Promise<{ code: number; out: 
     process.stderr.write = e;
   }
 }
+
+const runValidate = (argv: string[]): Promise<number> => main(['validate', ...argv]);
+const runK6 = (argv: string[]): Promise<number> => main(['k6', ...argv]);
 
 describe('phasewise validate / k6 commands', () => {
   let dir: string;
@@ -43,22 +52,23 @@ describe('phasewise validate / k6 commands', () => {
     assert.match(r.err, /1 error, 1 warning/);
   });
 
-  it('exits 0 for warnings only, 1 with --strict, 2 without files', async () => {
+  it('exits 0 for warnings only, 1 with --strict, 4 without files', async () => {
     const file = path.join(dir, 'warn.loadcontract.yaml');
     fs.writeFileSync(file, edit(BASE_YAML, 'plateau: 10m', 'plateau: 5m'));
     assert.strictEqual((await capture(() => runValidate([file]))).code, 0);
     assert.strictEqual((await capture(() => runValidate(['--strict', file]))).code, 1);
-    assert.strictEqual((await capture(() => runValidate([]))).code, 2);
+    assert.strictEqual((await capture(() => runValidate([]))).code, 4);
   });
 
-  it('reports an unreadable file as an error diagnostic', async () => {
+  it('reports a missing file as bad input (exit 4, like analyze), naming it', async () => {
     const missing = path.join(dir, 'nope.loadcontract.yaml');
     const r = await capture(() => runValidate([missing]));
-    assert.strictEqual(r.code, 1);
-    assert.match(r.out, /nope\.loadcontract\.yaml:1:1: error file-unreadable /);
+    assert.strictEqual(r.code, 4);
+    assert.strictEqual(r.out, '');
+    assert.match(r.err, /nope\.loadcontract\.yaml: expected a load contract file .*, found no such file/);
   });
 
-  it('k6 writes the script with --out and refuses a contract with errors', async () => {
+  it('k6 writes the script with --out and refuses a contract with errors (exit 4)', async () => {
     const good = path.join(dir, 'good.loadcontract.yaml');
     fs.writeFileSync(good, BASE_YAML);
     const out = path.join(dir, 'script.js');
@@ -67,7 +77,7 @@ describe('phasewise validate / k6 commands', () => {
     const bad = path.join(dir, 'bad2.loadcontract.yaml');
     fs.writeFileSync(bad, edit(BASE_YAML, 'warmup_exclude: 1m', 'warmup_exclude: 10m'));
     const r = await capture(() => runK6([bad]));
-    assert.strictEqual(r.code, 1);
+    assert.strictEqual(r.code, 4);
     assert.strictEqual(r.out, '');
     assert.match(r.err, /warmup-exceeds-plateau/);
   });

@@ -1,0 +1,97 @@
+/**
+ * The error contract (DESIGN §7) as one function: whatever a command throws becomes an exit code from
+ * exitCodes.ts and the lines printed on stderr. Bad input names the file, the line and what was
+ * expected (exit 4); DuckDB's own messages, SQL and stack traces never reach the user (with
+ * PHASEWISE_DEBUG=1 they are printed too, for a bug report); a failure that is ours is exit 5 and
+ * says so.
+ */
+import { CancelledError, ContractError, InputError, StoreError } from '../core/errors';
+import { UsageError } from './args';
+import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED } from './exitCodes';
+
+export interface ErrorOutcome {
+  code: number;
+  /** Lines for stderr (escaped by the writer). */
+  lines: string[];
+  /** Only with PHASEWISE_DEBUG: DuckDB's message, the SQL, the stack. */
+  debug: string[];
+}
+
+/** Operating-system errors about a path the user gave: bad input or a full disk, not our bug. */
+const OS_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'a directory',
+  ENOTDIR: 'a path through something that is not a directory',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'a read-only file system',
+  EFBIG: 'a file too large for the file system',
+  EDQUOT: 'the disk quota is exceeded',
+  EBUSY: 'busy (in use by another process)',
+  ELOOP: 'a loop of symbolic links',
+  ENAMETOOLONG: 'a path that is too long',
+  EIO: 'an input/output error of the device',
+  ENXIO: 'a device that is not there',
+  EPIPE: 'a closed pipe (the reading end went away)',
+};
+
+interface SystemErrorLike {
+  code?: unknown;
+  path?: unknown;
+  syscall?: unknown;
+}
+
+/** The reason an OS error gives for a path, or undefined when it is not one. */
+export function osReason(err: unknown): { path: string | undefined; reason: string; syscall: string | undefined } | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const e = err as Error & SystemErrorLike;
+  if (typeof e.code !== 'string' || !(e.code in OS_REASONS)) return undefined;
+  return {
+    path: typeof e.path === 'string' ? e.path : undefined,
+    reason: OS_REASONS[e.code],
+    syscall: typeof e.syscall === 'string' ? e.syscall : undefined,
+  };
+}
+
+/** Maps a thrown value to its exit code and message; `interrupted` is true after Ctrl-C. */
+export function describeError(err: unknown, interrupted: boolean): ErrorOutcome {
+  if (err instanceof UsageError) {
+    return { code: EXIT_BAD_INPUT, lines: [`phasewise: ${err.message}`, "run 'phasewise --help' for usage"], debug: [] };
+  }
+  if (err instanceof InputError) return { code: EXIT_BAD_INPUT, lines: [`phasewise: ${err.message}`], debug: [] };
+  if (err instanceof ContractError) return { code: EXIT_BAD_INPUT, lines: err.lines, debug: [] };
+  // After Ctrl-C, whatever the interrupted query threw is the interruption, not a failure.
+  if (err instanceof CancelledError || interrupted) return { code: EXIT_INTERRUPTED, lines: ['phasewise: interrupted'], debug: [] };
+  const os = osReason(err);
+  if (os) {
+    const what = os.syscall === 'write' || os.syscall === 'open' ? `cannot ${os.syscall}` : 'cannot use';
+    return { code: EXIT_BAD_INPUT, lines: [`phasewise: ${os.path ?? 'a file'}: ${what} it: ${os.reason}`], debug: debugLines(err) };
+  }
+  if (err instanceof StoreError) {
+    const memory = /^Out of Memory Error/.test(err.message);
+    const line = memory
+      ? `phasewise: DuckDB ran out of memory${err.context ? ` ${err.context}` : ''}; the machine needs more free memory for this run (not a problem in your files)`
+      : `phasewise: internal error: a DuckDB statement failed${err.context ? ` ${err.context}` : ''}; this is a bug in Phasewise, not in your files (PHASEWISE_DEBUG=1 shows DuckDB's message)`;
+    return { code: EXIT_INTERNAL_ERROR, lines: [line], debug: [err.message, err.sql, ...debugLines(err)] };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    code: EXIT_INTERNAL_ERROR,
+    lines: [`phasewise: internal error: ${firstLine(message)}; this is a bug in Phasewise, not in your files (PHASEWISE_DEBUG=1 shows more)`],
+    debug: debugLines(err),
+  };
+}
+
+function debugLines(err: unknown): string[] {
+  return err instanceof Error && err.stack ? [err.stack] : [];
+}
+
+/** DuckDB's messages run over several lines (the SQL, a caret); an internal message keeps only its first. */
+function firstLine(text: string): string {
+  const line = text.split('\n')[0];
+  // An internal error that quotes a DuckDB message must not pass it on (DESIGN §7).
+  return /\b(Binder|Parser|Catalog|Conversion|Invalid Input|Constraint|Out of Range|INTERNAL|Not implemented|Serialization|Transaction|IO) Error\b/.test(line)
+    ? 'a DuckDB statement failed'
+    : line;
+}

@@ -1,0 +1,57 @@
+/**
+ * `--out FILE`: checked before any work (a typo in the directory should not cost a 10-minute load)
+ * and written so that a failed write never leaves a truncated report where a good one was: a regular
+ * file is written beside the target and renamed over it. Devices (`/dev/stdout`) are written directly.
+ */
+import { constants } from 'fs';
+import { access, realpath, rename, rm, stat, writeFile } from 'fs/promises';
+import * as path from 'path';
+import { InputError } from '../core/errors';
+import { escapeText } from '../core/report/escape';
+import { osReason } from './errorContract';
+
+const EXPECTED = 'a file path for --out (in an existing directory this user can write to)';
+
+/** Throws an InputError when `out` cannot be written: a directory, a missing directory, no permission. */
+export async function checkOutputPath(out: string): Promise<void> {
+  const existing = await stat(out).catch(() => undefined);
+  if (existing?.isDirectory()) throw new InputError(out, undefined, EXPECTED, 'a directory');
+  if (existing && !existing.isFile()) return; // a device or a pipe: its write will tell
+  const dir = path.dirname(path.resolve(out));
+  const parent = await stat(dir).catch(() => undefined);
+  if (!parent) throw new InputError(out, undefined, EXPECTED, `a directory that does not exist (${dir})`);
+  if (!parent.isDirectory()) throw new InputError(out, undefined, EXPECTED, `${dir}, which is not a directory`);
+  try {
+    await access(existing ? out : dir, constants.W_OK);
+  } catch {
+    throw new InputError(out, undefined, EXPECTED, existing ? 'a file this user cannot write' : `a directory this user cannot write (${dir})`);
+  }
+}
+
+/**
+ * Writes `text` to `out` (see the file header), control characters escaped like stdout (a report file
+ * is read with `cat` too); a failure is an InputError naming `out` and why.
+ */
+export async function writeOutputFile(out: string, raw: string): Promise<void> {
+  const text = escapeText(raw);
+  const existing = await stat(out).catch(() => undefined);
+  try {
+    if (existing && !existing.isFile()) {
+      await writeFile(out, text, 'utf8');
+      return;
+    }
+    // Through a symbolic link to the file it names: the link stays a link.
+    const target = existing ? await realpath(out) : path.resolve(out);
+    const temp = path.join(path.dirname(target), `.${path.basename(target)}.phasewise-${process.pid}.tmp`);
+    try {
+      await writeFile(temp, text, { encoding: 'utf8', mode: existing ? existing.mode & 0o777 : 0o666 });
+      await rename(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  } catch (err) {
+    const os = osReason(err);
+    throw new InputError(out, undefined, EXPECTED, os ? `a write that failed: ${os.reason}` : 'a write that failed');
+  }
+}
