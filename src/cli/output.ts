@@ -3,7 +3,7 @@
  * stderr. Both sinks escape control characters (report/escape.ts): text from input files reaches
  * them in messages and reports, and must never drive the terminal.
  */
-import { escapeLine, escapeText } from '../core/report/escape';
+import { escapeLine, escapeText } from '../core/escape';
 
 /** Writes one line to stderr (diagnostics never go to stdout, which may be a report piped elsewhere). */
 export function note(line: string): void {

@@ -7,7 +7,7 @@ import { constants } from 'fs';
 import { access, realpath, rename, rm, stat, writeFile } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../core/errors';
-import { escapeText } from '../core/report/escape';
+import { escapeText } from '../core/escape';
 import { osReason } from './errorContract';
 
 const EXPECTED = 'a file path for --out (in an existing directory this user can write to)';

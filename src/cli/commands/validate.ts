@@ -6,7 +6,7 @@
 import { loadContractFile } from '../../core/contract';
 import { checkReadableFile } from '../../core/formats/inputFile';
 import { formatDiagnostic } from '../../core/run/contractInput';
-import { escapeLine } from '../../core/report/escape';
+import { escapeLine } from '../../core/escape';
 import { flagBoolean, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_FAIL, EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';

@@ -4,7 +4,7 @@
  * block or flow style alike.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { Node as YamlNode, Pair } from 'yaml';
+import type { Document, Node as YamlNode, Pair } from 'yaml';
 import { blockInsertPoint, childPointer, lineIndent } from './sourceText';
 import type { OffsetRange } from './types';
 
@@ -44,14 +44,48 @@ function nodeRange(node: YamlNode | null | undefined, fallback: OffsetRange): Of
   return r ? { start: r[0], end: r[1] } : fallback;
 }
 
-function walk(node: YamlNode | null | undefined, pointer: string, key: OffsetRange | undefined, ctx: ParsedSource, fallback: OffsetRange): unknown {
+/**
+ * How aliases are followed: the document they resolve in, the anchors being expanded (an alias inside
+ * its own anchor is a cycle) and a budget of expansions, so that nested aliases ("billion laughs")
+ * cannot make a small contract expand without bound.
+ */
+interface AliasWalk {
+  doc: Document.Parsed;
+  expanding: Set<YamlNode>;
+  budget: number;
+}
+
+/** Aliases a contract may expand in all; a real contract uses a handful. */
+const MAX_ALIAS_EXPANSIONS = 100;
+
+function walk(node: YamlNode | null | undefined, pointer: string, key: OffsetRange | undefined, ctx: ParsedSource, fallback: OffsetRange, aliases?: AliasWalk): unknown {
   if (isAlias(node)) {
-    // Aliases are rare in contracts; resolve them without recursion into the anchor's ranges.
-    const entry: SourceEntry = { key, value: nodeRange(node, fallback), kind: 'scalar', flow: true };
-    ctx.entries.set(pointer, entry);
-    return undefined;
+    const range = nodeRange(node, fallback);
+    const target = aliases ? node.resolve(aliases.doc) : undefined;
+    const problem = !target
+      ? `unresolved alias \`*${node.source}\`: no anchor \`&${node.source}\` before it`
+      : aliases!.expanding.has(target)
+        ? `alias \`*${node.source}\` refers to a value that contains it`
+        : aliases!.budget <= 0
+          ? `more than ${MAX_ALIAS_EXPANSIONS} aliases expanded; write the values out`
+          : undefined;
+    if (problem !== undefined || !target || !aliases) {
+      ctx.syntaxErrors.push({ range, message: problem ?? `alias \`*${node.source}\` cannot be resolved` });
+      ctx.entries.set(pointer, { key, value: range, kind: 'null', flow: true, raw: null });
+      return null;
+    }
+    aliases.budget--;
+    aliases.expanding.add(target);
+    // The anchored value, walked in place; its own entry points at the alias (where this key's value
+    // is written), its children at the anchor's text (where theirs is).
+    const value = walk(target, pointer, key, ctx, range, aliases);
+    aliases.expanding.delete(target);
+    const entry = ctx.entries.get(pointer);
+    if (entry) entry.value = range;
+    return value;
   }
   if (isMap(node)) {
+    if (aliases) aliases.expanding.add(node);
     const out: Record<string, unknown> = {};
     const range = nodeRange(node, fallback);
     const keys: string[] = [];
@@ -66,17 +100,20 @@ function walk(node: YamlNode | null | undefined, pointer: string, key: OffsetRan
       if (entry.indent === undefined) entry.indent = lineIndent(ctx.text, keyRange.start);
       keys.push(keyText);
       const valueFallback = { start: keyRange.end, end: keyRange.end };
-      out[keyText] = walk(item.value, childPointer(pointer, keyText), keyRange, ctx, valueFallback);
+      out[keyText] = walk(item.value, childPointer(pointer, keyText), keyRange, ctx, valueFallback, aliases);
       lastEnd = Math.max(keyRange.end, item.value?.range?.[1] ?? keyRange.end);
     }
     entry.insertAt = entry.flow ? Math.max(range.start, range.end - 1) : blockInsertPoint(ctx.text, Math.max(lastEnd, range.end));
+    if (aliases) aliases.expanding.delete(node);
     return out;
   }
   if (isSeq(node)) {
     const range = nodeRange(node, fallback);
     const entry: SourceEntry = { key, value: range, kind: 'seq', flow: Boolean(node.flow) };
     ctx.entries.set(pointer, entry);
-    entry.raw = node.items.map((item, i) => walk(item as YamlNode | null, childPointer(pointer, i), undefined, ctx, range));
+    aliases?.expanding.add(node);
+    entry.raw = node.items.map((item, i) => walk(item as YamlNode | null, childPointer(pointer, i), undefined, ctx, range, aliases));
+    aliases?.expanding.delete(node);
     return entry.raw;
   }
   if (isScalar(node)) {
@@ -112,6 +149,7 @@ export function parseSource(text: string, fileName: string): ParsedSource {
     ctx.syntaxErrors.push({ range: { start, end: Math.max(end, start) }, message: err.message.split('\n')[0] });
   }
   checkJson(ctx, fileName);
-  ctx.value = walk(doc.contents as YamlNode | null, '', undefined, ctx, { start: 0, end: 0 });
+  const aliases: AliasWalk = { doc, expanding: new Set(), budget: MAX_ALIAS_EXPANSIONS };
+  ctx.value = walk(doc.contents as YamlNode | null, '', undefined, ctx, { start: 0, end: 0 }, aliases);
   return ctx;
 }

@@ -5,6 +5,7 @@ import { checkDurations } from './durationRules';
 import { normalizeContract } from './normalize';
 import { checkRequest } from './requestRules';
 import { checkSchema } from './schemaCheck';
+import { checkCharacters } from './textRules';
 import { parseSource } from './sourceMap';
 import type { ParsedSource } from './sourceMap';
 import type { ContractDiagnostic, LoadContract } from './types';
@@ -38,6 +39,7 @@ export function validateSource(source: ParsedSource, fileName: string): Contract
       checkWorkload(ctx);
       checkRequest(ctx);
       checkBudgets(ctx);
+      checkCharacters(ctx);
     }
   }
   const diagnostics = ctx.diagnostics.sort((a, b) => a.range.start - b.range.start || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);

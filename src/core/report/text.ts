@@ -4,7 +4,7 @@
  */
 import type { Report } from './model';
 import { columnAlignment, type Block, type ReportDocument, type TableBlock } from './document';
-import { escapeLine } from './escape';
+import { escapeLine } from '../escape';
 import { buildReportDocument } from './sections';
 
 /** Renders a Report as the plain-text terminal report. */

@@ -3,7 +3,7 @@
  * client's total to the server's phases, and the span waterfall as a bar chart scaled to the root.
  */
 import type { TraceBreakdown, WaterfallSpan } from './model';
-import { escapeLine } from './escape';
+import { escapeLine } from '../escape';
 import { formatMs, MISSING } from './format';
 import { renderTable } from './text';
 
