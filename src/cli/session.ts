@@ -3,11 +3,12 @@
  * contract and --threshold, a store (in memory, or a --db file that keeps the loaded run so a second
  * call re-analyses without re-parsing), the load with progress, and Ctrl-C wired to DuckDB's interrupt.
  */
-import { existsSync } from 'fs';
+import { existsSync, rmSync } from 'fs';
 import * as path from 'path';
 import type { AnalysisOptions, GateSpec } from '../core/analysis/options';
 import { InputError, StoreError } from '../core/errors';
-import { clearLoadedRun, loadedSourceCount, loadRun } from '../core/run/loadRun';
+import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
+import { inspectDatabase, isWritable, loadingPath, type DatabaseState } from '../core/store/databaseFile';
 import { DuckStore } from '../core/store/duckStore';
 import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, UsageError, type FlagSpec, type ParsedArgs } from './args';
 import { analysisFor } from '../core/run/analyzeFiles';
@@ -34,7 +35,7 @@ export const SESSION_FLAGS: Readonly<Record<string, FlagSpec>> = {
 const MAX_SLOW_TRACES = 10_000;
 
 export interface Session {
-  store: DuckStore;
+  readonly store: DuckStore;
   options: AnalysisOptions;
   gates: GateSpec[];
   quiet: boolean;
@@ -64,34 +65,42 @@ export async function resolveAnalysis(args: ParsedArgs): Promise<{ options: Anal
   return { options, gates };
 }
 
-/** Opens the store and loads the inputs (or reuses a --db file); throws InputError/UsageError on bad input. */
+/**
+ * Opens the store and loads the inputs, or reuses a --db file; throws InputError/UsageError on bad
+ * input. A --db file is inspected before anything is written (databaseFile.ts): someone else's
+ * database, or one from a newer Phasewise, is refused untouched; a load replaces the file only when
+ * complete; a read-only file is re-analysed without writing.
+ */
 export async function openSession(args: ParsedArgs): Promise<Session> {
   const run = flagList(args, 'run');
   const spans = flagList(args, 'spans');
   const db = flagString(args, 'db');
-  if (run.length === 0 && spans.length === 0 && db === undefined) {
+  const loading = run.length > 0 || spans.length > 0;
+  if (!loading && db === undefined) {
     throw new UsageError('give --run FILE... and/or --spans FILE... (or --db FILE holding a loaded run)');
   }
-  if (db !== undefined && run.length === 0 && spans.length === 0 && !existsSync(db)) {
-    throw new InputError(db, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
-  }
+  const dbPath = db === undefined ? undefined : path.resolve(db);
+  if (dbPath !== undefined && loading) await checkLoadTarget(dbPath);
   const { options, gates } = await resolveAnalysis(args);
   const quiet = flagBoolean(args, 'quiet');
-  const store = new DuckStore(db === undefined ? {} : { database: path.resolve(db) });
 
+  // The store being worked on: the loading database during a --db load, then the one analysed.
+  let store = new DuckStore();
   let interrupted = false;
   const onSigint = (): void => {
-    if (interrupted) process.exit(EXIT_INTERRUPTED);
+    if (interrupted) quitNow(dbPath);
     interrupted = true;
     markInterrupted();
     note('phasewise: interrupted; stopping DuckDB (Ctrl-C again to quit at once)');
     void store.interrupt();
     // A reader busy in JavaScript cannot be interrupted by DuckDB: do not leave the user waiting.
-    setTimeout(() => process.exit(EXIT_INTERRUPTED), 3000).unref();
+    setTimeout(() => quitNow(dbPath), 3000).unref();
   };
   process.on('SIGINT', onSigint);
   const session: Session = {
-    store,
+    get store() {
+      return store;
+    },
     options,
     gates,
     quiet,
@@ -104,14 +113,19 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
   };
 
   try {
-    if (db !== undefined) await openDatabase(store, db);
-    if (run.length > 0 || spans.length > 0) {
-      if (db !== undefined) await clearLoadedRun(store);
-      await loadInputs(session, run, spans, args);
-    } else if ((await loadedSourceCount(store)) === 0) {
-      throw new InputError(db ?? '', undefined, 'a database holding a loaded run (give --run/--spans to load one)', 'an empty database');
-    } else if (flagString(args, 'trace-tag') !== undefined) {
-      note('phasewise: --trace-tag only applies while loading; the run in --db was loaded already');
+    if (loading) {
+      await loadInputs(session, { run, spans }, args, dbPath, (s) => (store = s));
+      if (dbPath !== undefined) store = new DuckStore({ database: dbPath });
+    } else if (dbPath !== undefined) {
+      const writable = await isWritable(dbPath);
+      if (!writable && !quiet) note(`phasewise: ${dbPath} is read-only: analysing it without writing to it (the derived tables are computed in memory, so this is slower than on a writable file)`);
+      if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
+      store = new DuckStore({ database: dbPath, readOnly: !writable });
+      checkLoadState(dbPath, await store.open());
+      if ((await loadedSourceCount(store)) === 0) {
+        throw new InputError(dbPath, undefined, 'a database holding a loaded run (give --run/--spans to load one)', 'an empty database');
+      }
+      if (flagString(args, 'trace-tag') !== undefined) note('phasewise: --trace-tag only applies while loading; the run in --db was loaded already');
     }
   } catch (err) {
     await session.close();
@@ -120,22 +134,48 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
   return session;
 }
 
-async function loadInputs(session: Session, run: string[], spans: string[], args: ParsedArgs): Promise<void> {
+/** A database to re-analyse must hold a load that finished (a load into it in place was interrupted otherwise). */
+function checkLoadState(dbPath: string, state: DatabaseState | undefined): void {
+  if (state?.kind !== 'ours' || state.loadState === 'complete') return;
+  throw new InputError(dbPath, undefined, 'a database holding a complete loaded run', `${state.loadState === 'loading' ? 'a load that did not finish' : 'no loaded run'}; load it again with --run/--spans`);
+}
+
+/**
+ * A --db path a load will replace, before any file is read: refused (InputError) when it is not
+ * ours (inspectDatabase) or cannot be written; nothing is written here.
+ */
+async function checkLoadTarget(dbPath: string): Promise<void> {
+  const state = await inspectDatabase(dbPath);
+  const dir = path.dirname(dbPath);
+  if (!existsSync(dir)) throw new InputError(dbPath, undefined, 'a --db path in an existing directory', `a directory that does not exist (${dir})`);
+  if (!(await isWritable(dbPath))) {
+    throw new InputError(dbPath, undefined, 'a --db file this user can write (a load replaces it; re-analysis without --run/--spans works on a read-only file)', state.kind === 'missing' ? `a directory this user cannot write (${dir})` : 'a read-only file or directory');
+  }
+}
+
+/** The second Ctrl-C, or a reader that does not stop: exit now, leaving no half-loaded database behind. */
+function quitNow(dbPath: string | undefined): never {
+  if (dbPath !== undefined) {
+    const loading = loadingPath(dbPath);
+    for (const f of [loading, `${loading}.wal`]) rmSync(f, { force: true });
+  }
+  process.exit(EXIT_INTERRUPTED);
+}
+
+async function loadInputs(session: Session, files: RunFiles, args: ParsedArgs, dbPath: string | undefined, onStore: (store: DuckStore) => void): Promise<void> {
   const progress = createProgress(!session.quiet && (flagBoolean(args, 'progress') || process.stderr.isTTY === true));
   let current = '';
+  const options = {
+    traceIdTag: session.options.traceIdTag,
+    progress: progress.sink,
+    onFile: (file: string, bytes: number, side: 'client' | 'server') => {
+      current = file;
+      progress.onFile(file, bytes, side);
+    },
+  };
   try {
-    await loadRun(
-      session.store,
-      { run, spans },
-      {
-        traceIdTag: session.options.traceIdTag,
-        progress: progress.sink,
-        onFile: (file, bytes, side) => {
-          current = file;
-          progress.onFile(file, bytes, side);
-        },
-      },
-    );
+    if (dbPath === undefined) await loadRun(session.store, files, options);
+    else await loadRunIntoDatabase(dbPath, files, { ...options, onStore });
   } catch (err) {
     // Readers turn bad input into InputErrors; a DuckDB failure left over is ours, but name the file.
     if (err instanceof StoreError && !session.interrupted()) throw err.withContext(`while loading ${current}`);
@@ -144,16 +184,3 @@ async function loadInputs(session: Session, run: string[], spans: string[], args
   progress.done('loaded');
 }
 
-/** Opens the --db file now, so that a path to something else (a JSON file, say) is bad input, not a crash. */
-async function openDatabase(store: DuckStore, db: string): Promise<void> {
-  try {
-    await store.all('SELECT 1 AS ok');
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new InputError(db, undefined, 'a DuckDB database file written by phasewise (or a new path)', firstLine(message));
-  }
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0];
-}

@@ -88,7 +88,7 @@ describe('phasewise analyze (built CLI)', function () {
       ['no input at all', [], /give --run FILE\.\.\. and\/or --spans FILE\.\.\./],
       // The flow sequence opened on line 5 is still open at the end of the file (line 6, column 1).
       ['a contract with errors', ['--run', DROPPED, '--contract', fixture('cli', 'broken.loadcontract.yaml')], /^\S*broken\.loadcontract\.yaml:6:1: error syntax /m],
-      ['a --db path that is not a database', ['--db', fixture('cli', 'notes.txt')], /notes\.txt: expected a DuckDB database file written by phasewise/],
+      ['a --db path that is not a database', ['--db', fixture('cli', 'notes.txt')], /notes\.txt: expected a database written by `phasewise analyze --db` .*, found a file that is not a DuckDB database; it was not modified/],
     ];
     for (const [what, args, expected] of cases) {
       it(what, async () => {

@@ -11,11 +11,32 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface CliOptions {
+  /** PHASEWISE_DEBUG=1 (the default here: a failing test shows DuckDB's message); false as a user runs it. */
+  debug?: boolean;
+  /**
+   * Run as an unprivileged user when the tests run as root (root reads and writes through file
+   * permissions, so a read-only or unreadable file would not be one); a no-op otherwise.
+   */
+  unprivileged?: boolean;
+}
+
+/** uid/gid of `nobody`, for CliOptions.unprivileged. */
+export const UNPRIVILEGED_ID = 65534;
+
+export function runsAsRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
 /** Runs the built CLI (`npm run build` first: `npm test` does) in a child process. */
-export function runCli(args: readonly string[], cwd = repoRoot): Promise<CliResult> {
+export function runCli(args: readonly string[], cwd = repoRoot, options: CliOptions = {}): Promise<CliResult> {
   if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} is missing: run npm run build`);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (options.debug === false) delete env.PHASEWISE_DEBUG;
+  else env.PHASEWISE_DEBUG = '1';
+  const ids = options.unprivileged && runsAsRoot() ? { uid: UNPRIVILEGED_ID, gid: UNPRIVILEGED_ID } : {};
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, PHASEWISE_DEBUG: '1' } });
+    const child = spawn(process.execPath, [cliPath, ...args], { cwd, env, ...ids });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));

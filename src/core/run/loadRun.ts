@@ -8,10 +8,10 @@ import * as path from 'path';
 import { checkDistinctFiles, checkReadableFile } from '../formats/inputFile';
 import { loadFiles, type LoadedFile } from '../formats/loadFiles';
 import type { ProgressSink } from '../formats/types';
-import type { QueryRunner } from '../store/duckStore';
 import { markLoadedTablesChanged } from '../analysis/catalog/derivedMeta';
-import { LOADED_TABLES } from '../analysis/catalog/relations';
-
+import { commitLoad, discardLoad, loadingPath, removeStaleLoads } from '../store/databaseFile';
+import { DuckStore, type QueryRunner, type StoreOptions } from '../store/duckStore';
+import { LOADED_TABLES, MARKER_TABLE } from '../store/schema';
 
 export interface RunFiles {
   run: readonly string[];
@@ -51,13 +51,50 @@ export async function loadRun(store: QueryRunner, files: RunFiles, options: Load
 }
 
 /**
- * Empties the loaded tables so a database file can be filled with another run (no duplicated rows),
+ * Empties the loaded tables so a store can be filled with another run (no duplicated rows),
  * and marks them changed: the same files loaded again give the same counts and rowids but not the
  * same row at each rowid, so nothing derived from the previous load may pass for current.
  */
 export async function clearLoadedRun(store: QueryRunner): Promise<void> {
   for (const name of LOADED_TABLES) await store.run(`DELETE FROM ${name}`);
   await markLoadedTablesChanged(store);
+}
+
+/**
+ * Loads the files into the database file `file`, replacing the run it held only once the new one is
+ * complete (databaseFile.ts): the load fills a new database beside it, marked 'loading' until the
+ * last file is in, then checkpointed, closed and renamed over `file`. A failure, Ctrl-C or a killed
+ * process leave `file` as it was. `onStore` receives the loading store (to interrupt it).
+ * Returns what each file contributed; the caller opens `file` again to analyse it.
+ */
+export async function loadRunIntoDatabase(
+  file: string,
+  files: RunFiles,
+  options: LoadRunOptions & { store?: Omit<StoreOptions, 'database' | 'readOnly'>; onStore?: (store: DuckStore) => void } = {},
+): Promise<LoadedFile[]> {
+  await checkFilesExist([...files.run, ...files.spans]);
+  await removeStaleLoads(file);
+  const loading = loadingPath(file);
+  await discardLoad(loading);
+  const store = new DuckStore({ ...options.store, database: loading });
+  options.onStore?.(store);
+  try {
+    await setLoadState(store, 'loading');
+    const loaded = await loadRun(store, files, options);
+    await setLoadState(store, 'complete');
+    await store.run('CHECKPOINT');
+    await store.close();
+    await commitLoad(loading, file);
+    return loaded;
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    await discardLoad(loading);
+    throw err;
+  }
+}
+
+async function setLoadState(store: QueryRunner, state: 'loading' | 'complete'): Promise<void> {
+  await store.run(`UPDATE ${MARKER_TABLE} SET load_state = $1`, [state]);
 }
 
 /** How many files a store (a database file given with --db) holds: 0 means there is nothing to re-analyse. */

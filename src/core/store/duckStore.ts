@@ -1,8 +1,9 @@
 import * as os from 'os';
 import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
-import { CancelledError, StoreError } from '../errors';
-import { createSchema } from './schema';
+import { CancelledError, InputError, StoreError } from '../errors';
+import { EXPECTED_DATABASE, inspectDatabase, quotePath, type DatabaseState } from './databaseFile';
+import { createSchema, LOADED_TABLES } from './schema';
 
 /** A row as JavaScript values; BIGINTs that fit are converted to numbers. */
 export type Row = Record<string, unknown>;
@@ -22,8 +23,17 @@ export interface QueryRunner {
 export const DEFAULT_MEMORY_LIMIT = '1200MB';
 
 export interface StoreOptions {
-  /** Database file; ':memory:' (default) or a path so that re-analysis never re-parses. */
+  /**
+   * Database file; ':memory:' (default) or a path so that re-analysis never re-parses. An existing
+   * file is opened only when databaseFile.ts finds our marker in it (never written otherwise).
+   */
   database?: string;
+  /**
+   * Open `database` without writing to it (a read-only file or directory): it is attached READ_ONLY
+   * to an in-memory database that holds views of its loaded tables, so the analysis can still create
+   * its derived tables (in memory: a re-analysis here recomputes them).
+   */
+  readOnly?: boolean;
   /** DuckDB memory_limit, e.g. '2GB' (default DEFAULT_MEMORY_LIMIT): DuckDB spills to temp_directory instead of exhausting the host. */
   memoryLimit?: string;
   threads?: number;
@@ -39,6 +49,8 @@ export class DuckStore implements QueryRunner {
   private connection: Promise<DuckDBConnection> | undefined;
   /** Set by interrupt(): every later query is refused (see interrupt). */
   private cancelled = false;
+  /** What the database file was when it was opened (undefined: in memory, or not opened yet). */
+  private state: DatabaseState | undefined;
 
   constructor(private readonly options: StoreOptions = {}) {}
 
@@ -53,13 +65,39 @@ export class DuckStore implements QueryRunner {
           preserve_insertion_order: 'true',
         };
         if (this.options.threads !== undefined) config.threads = String(this.options.threads);
-        this.instance = await DuckDBInstance.create(this.options.database ?? ':memory:', config);
+        const file = this.options.database === undefined || this.options.database === ':memory:' ? undefined : this.options.database;
+        // Files are attached to an in-memory instance, after their marker was read from a READ_ONLY
+        // attachment of the same file (databaseFile.ts): someone else's database is never opened
+        // for writing, and one instance is started, not two.
+        this.instance = await DuckDBInstance.create(':memory:', config);
         const conn = await this.instance.connect();
-        await createSchema(conn);
+        if (file === undefined) {
+          await createSchema(conn, true);
+          return conn;
+        }
+        this.state = await inspectDatabase(file, conn);
+        if (this.options.readOnly) {
+          if (this.state.kind !== 'ours') throw new InputError(file, undefined, EXPECTED_DATABASE, 'no such file');
+          await copyReadOnly(conn, file);
+        } else {
+          try {
+            await conn.run(`ATTACH ${quotePath(file)} AS run`);
+          } catch (err) {
+            throw new InputError(file, undefined, EXPECTED_DATABASE, `a file DuckDB cannot open for writing (${errorMessage(err).includes('lock') ? 'in use by another process' : 'permission or disk'}); it was not modified`);
+          }
+          await conn.run('USE run');
+          await createSchema(conn, this.state.kind === 'missing');
+        }
         return conn;
       })();
     }
     return this.connection;
+  }
+
+  /** Opens the store (if it is not open) and says what its database file held: see databaseFile.ts. */
+  async open(): Promise<DatabaseState | undefined> {
+    await this.connectUnlessCancelled();
+    return this.state;
   }
 
   async run(sql: string, params?: Params): Promise<void> {
@@ -107,6 +145,21 @@ export class DuckStore implements QueryRunner {
     this.instance?.closeSync();
     this.instance = undefined;
     this.connection = undefined;
+  }
+}
+
+/**
+ * The loaded tables of `file`, copied into the in-memory database (StoreOptions.readOnly). Copied, not
+ * viewed: with the file attached, its derived tables from an earlier analysis show in the catalog
+ * (duckdb_tables()) but not under their plain names, and the analysis would take them for its own.
+ */
+async function copyReadOnly(conn: DuckDBConnection, file: string): Promise<void> {
+  await conn.run(`ATTACH ${quotePath(file)} AS loaded_run (READ_ONLY)`);
+  try {
+    await createSchema(conn, true);
+    for (const table of LOADED_TABLES) await conn.run(`INSERT INTO main.${table} SELECT * FROM loaded_run.main.${table}`);
+  } finally {
+    await conn.run('DETACH DATABASE IF EXISTS loaded_run');
   }
 }
 

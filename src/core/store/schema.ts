@@ -1,4 +1,23 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { PHASEWISE_VERSION } from '../version';
+
+/**
+ * The marker of a Phasewise database: its first table, one row. `--db` refuses any database without
+ * it (it is someone else's data) or with a newer schema_version (a newer Phasewise wrote it).
+ * This versions the loaded tables below; the derived tables of the analysis keep their own stamps.
+ * History: 1, the first marked schema (the tables below, load_issues with unit and count).
+ */
+export const MARKER_TABLE = 'phasewise_store';
+export const STORE_NAME = 'phasewise-run';
+export const STORE_SCHEMA_VERSION = 1;
+
+/** load_state: 'empty' (new), 'loading' (a load began and did not end), 'complete'. */
+const MARKER_SQL = `CREATE TABLE ${MARKER_TABLE} (
+  name VARCHAR NOT NULL,
+  schema_version INTEGER NOT NULL,
+  written_by VARCHAR NOT NULL,
+  load_state VARCHAR NOT NULL
+)`;
 
 /**
  * The Phasewise tables: the one contract between the readers (which fill them) and the analysis
@@ -118,10 +137,25 @@ CREATE TABLE IF NOT EXISTS k6_summary (
 );
 `;
 
-export async function createSchema(conn: DuckDBConnection): Promise<void> {
-  await conn.run(SCHEMA_SQL);
-  // A database written before spans.events existed: add it (NULL for the rows already loaded).
-  await conn.run('ALTER TABLE spans ADD COLUMN IF NOT EXISTS events STRUCT(name VARCHAR, time_ns BIGINT)[]');
-  // …and before spans.otlp_attributes (that database's OTLP spans have their attributes in the MAP).
-  await conn.run('ALTER TABLE spans ADD COLUMN IF NOT EXISTS otlp_attributes VARCHAR');
+/** The tables readers fill (above), emptied together when a store is loaded again. */
+export const LOADED_TABLES = ['sources', 'load_issues', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
+
+/**
+ * Creates the tables in a store that is ours: a new database (the marker is written first, in the
+ * same transaction: a database file without it is never one of ours, see databaseFile.ts) or one that
+ * databaseFile.ts found marked with a schema version this code reads.
+ */
+export async function createSchema(conn: DuckDBConnection, isNew: boolean): Promise<void> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    if (isNew) {
+      await conn.run(MARKER_SQL);
+      await conn.run(`INSERT INTO ${MARKER_TABLE} VALUES ($1, $2, $3, 'empty')`, [STORE_NAME, STORE_SCHEMA_VERSION, `phasewise ${PHASEWISE_VERSION}`]);
+    }
+    await conn.run(SCHEMA_SQL);
+    await conn.run('COMMIT');
+  } catch (err) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
 }

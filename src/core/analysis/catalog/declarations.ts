@@ -3,9 +3,10 @@
  * declaration say, and the helpers the declarations are written with.
  */
 import { metricDecl } from './metrics';
+import type { LOADED_TABLES } from '../../store/schema';
 
-/** The tables the readers fill (store/schema.ts). The analysis reads them and never writes them. */
-export const LOADED_TABLES = ['sources', 'load_issues', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
+/** The tables the readers fill, declared with their schema (store/schema.ts). The analysis reads them and never writes them. */
+export { LOADED_TABLES } from '../../store/schema';
 export type LoadedTable = (typeof LOADED_TABLES)[number];
 
 /** The options a derived relation can depend on (the rest only shape figures that are never stored). */
