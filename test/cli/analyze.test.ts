@@ -108,7 +108,7 @@ describe('phasewise analyze (built CLI)', function () {
     fs.writeFileSync(file, lines.join('\n'));
     const res = await runCli(['analyze', '--run', file, '--quiet']);
     assert.strictEqual(res.stdout, '', '--quiet prints no report');
-    assert.match(res.stderr, /^phasewise: .*broken\.k6\.ndjson: skipped 1 line \(first at line 21\)$/m);
+    assert.match(res.stderr, /^phasewise: .*broken\.k6\.ndjson: skipped 1 line: not a JSON object \(1\); first at line 21$/m);
   });
 
   it('--out writes the report; --db re-analyses without the input files', async () => {

@@ -5,6 +5,7 @@ import { analyzeRun } from '../../core/analysis/analyze';
 import type { Report } from '../../core/report/model';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../core/report/index';
 import { verdictTitle } from '../../core/report/summarySections';
+import { SKIP_KINDS, type SkipCode } from '../../core/formats/skips';
 import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { exitCodeForVerdict } from '../exitCodes';
 import { note, writeStdout } from '../output';
@@ -55,22 +56,33 @@ function parseFormat(raw: string): ReportFormat | 'html' {
 const FIRST_LINES = 5;
 
 /**
- * One line per file with skipped lines: nothing is skipped silently, even with --quiet or --out,
- * because a skipped line is a request missing from every figure.
+ * One line per file with skips, by unit and kind: nothing is skipped silently, even with --quiet or
+ * --out, because a skipped line is a request missing from every figure.
  */
 export function skippedLineNotes(report: Report): string[] {
   const notes: string[] = [];
   for (const input of report.inputs) {
-    if (input.skipped <= 0) continue;
+    const kinds = Object.entries(input.skipped_by_kind).filter(([, k]) => k.count > 0);
+    if (kinds.length === 0) continue;
+    const units = [...new Set(kinds.map(([, k]) => k.unit))];
+    const parts = units.map((unit) => {
+      const of = kinds.filter(([, k]) => k.unit === unit);
+      const total = of.reduce((a, [, k]) => a + k.count, 0);
+      return `${total} ${unit}${total === 1 ? '' : 's'}: ${of.map(([code, k]) => `${describeSkip(code)} (${k.count})`).join(', ')}`;
+    });
     const lines = report.load_issues.examples
-      .filter((e) => e.path === input.path && e.line !== null)
+      .filter((e) => e.path === input.path && e.line !== null && e.severity !== 'info')
       .map((e) => e.line as number)
       .sort((a, b) => a - b)
       .filter((line, i, all) => i === 0 || all[i - 1] !== line)
       .slice(0, FIRST_LINES);
-    const first = lines.length > 0 ? ` (first at line${lines.length > 1 ? 's' : ''} ${lines.join(', ')})` : '';
-    const noun = input.skipped === 1 ? 'line' : 'lines';
-    notes.push(`phasewise: ${input.path}: skipped ${input.skipped} ${noun}${first}`);
+    const noun = input.position === 'element' ? 'element' : 'line';
+    const first = lines.length > 0 ? `; first at ${noun}${lines.length > 1 ? 's' : ''} ${lines.join(', ')}` : '';
+    notes.push(`phasewise: ${input.path}: skipped ${parts.join('; ')}${first}`);
   }
   return notes;
+}
+
+function describeSkip(code: string): string {
+  return code in SKIP_KINDS ? SKIP_KINDS[code as SkipCode].what : code;
 }

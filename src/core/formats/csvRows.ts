@@ -1,15 +1,21 @@
 /**
  * Staging of a CSV file with a header into a TEMP table of text columns plus `line` (1-based line
- * in the file; the header is line 1). Used by the per-request records reader.
+ * in the file; the header is line 1). Used by the per-request records reader and the k6 CSV reader.
  *
  * Normal path: one strict read_csv (all columns VARCHAR, RFC 4180 quoting). If DuckDB rejects the
- * file (a row with too many/few fields, a truncated last row), it is read again with
- * `store_rejects`: every rejected row is written to load_issues with DuckDB's line number and
- * counted as skipped; kept rows get their exact line back from the rejected lines. Quoted fields
- * with embedded newlines would shift `line` (k6 and records files do not have them).
+ * file (a row with too many/few fields, a truncated last row, CRLF line endings, bytes that are not
+ * UTF-8), the file is copied by normalizeLines.ts (LF endings; lines that are not UTF-8 or too long
+ * replaced by a placeholder and reported as such) and that copy is read with `store_rejects`: every
+ * rejected row is written to load_issues with its line number and counted as skipped; kept rows get
+ * their exact line back from the rejected lines. Quoted fields with embedded newlines would shift
+ * `line` (k6 and records files do not have them).
  */
 import { InputError } from '../errors';
-import { compressionOf, isDataError, LINES_SQL } from './ndjsonLines';
+import { compressionOf, isDataError, recordNormalizerFindings } from './ndjsonLines';
+import { describeGzipProblem, normalizeLines } from './normalizeLines';
+import { MAX_LINE_BYTES } from './ndjsonLines';
+import { readHead } from './sniff';
+import { recordSkips } from './skips';
 import type { ReaderContext } from './types';
 
 export interface CsvStage {
@@ -22,15 +28,26 @@ export interface CsvStage {
 const IDENT = /^[a-z][a-z0-9_]*$/;
 
 /**
- * The header, read as the file's first line (DuckDB's dialect sniffer gives up on files with a bad
- * row, so the dialect is fixed: k6 and the records format are RFC 4180 with ',' delimiters).
- * Names that are not plain identifiers are replaced by `col_<n>` so they can be used in SQL.
+ * The header: the file's first line, read here rather than by DuckDB (whose dialect sniffer gives
+ * up on files with a bad row, and whose line reader stops at a CR), so the dialect is fixed: k6 and
+ * the records format are RFC 4180 with ',' delimiters. Names that are not plain identifiers are
+ * replaced by `col_<n>` so they can be used in SQL; a name given twice is an InputError (which of
+ * the two columns holds the field is anyone's guess).
  */
 export async function readCsvHeader(ctx: ReaderContext): Promise<{ names: string[]; original: string[] }> {
-  const [first] = await ctx.store.all<{ l: string | null }>(`SELECT l FROM ${LINES_SQL} LIMIT 1`, [ctx.path, compressionOf(ctx)]);
-  const line = (first?.l ?? '').replace(/^\uFEFF/, '').replace(/\r$/, '');
+  const { text } = await readHead(ctx.path);
+  const nl = text.indexOf('\n');
+  const line = (nl < 0 ? text : text.slice(0, nl)).replace(/^\uFEFF/, '').replace(/\r$/, '');
   if (line.trim() === '') throw new InputError(ctx.path, 1, 'a CSV header line', 'an empty line');
   const original = line.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+  const seen = new Map<string, number>();
+  original.forEach((name, i) => {
+    const first = seen.get(name);
+    if (first !== undefined) {
+      throw new InputError(ctx.path, 1, 'a CSV header whose column names are all different', `'${name}' as column ${first + 1} and column ${i + 1}`);
+    }
+    seen.set(name, i);
+  });
   const names = original.map((c, i) => (IDENT.test(c) ? c : `col_${i + 1}`));
   return { names, original };
 }
@@ -43,45 +60,65 @@ function source(names: string[], extra: string): string {
 
 export async function stageCsv(ctx: ReaderContext, table: string): Promise<CsvStage> {
   if (!IDENT.test(table)) throw new Error(`invalid SQL identifier '${table}'`);
-  const params = [ctx.path, compressionOf(ctx)];
   const header = await readCsvHeader(ctx);
   const names = header.names;
   let skipped = 0;
   try {
-    await ctx.store.run(`CREATE OR REPLACE TEMP TABLE ${table} AS SELECT row_number() OVER () + 1 AS line, * FROM ${source(names, '')}`, params);
+    await ctx.store.run(`CREATE OR REPLACE TEMP TABLE ${table} AS SELECT row_number() OVER () + 1 AS line, * FROM ${source(names, '')}`, [ctx.path, compressionOf(ctx)]);
   } catch (err) {
     if (!isDataError(err)) throw err;
-    const rejects = `${table}_rejects`;
-    await ctx.store.run(
-      `CREATE OR REPLACE TEMP TABLE ${table}_kept AS SELECT row_number() OVER () AS k, * FROM ${source(
-        names,
-        `, store_rejects = true, rejects_table = '${rejects}', rejects_scan = '${rejects}_scan'`,
-      )}`,
-      params,
-    );
-    // DuckDB writes one reject per missing column; one issue per line is what the user needs.
-    const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(DISTINCT line) AS n FROM ${rejects}`);
-    skipped = n;
-    await ctx.store.run(
-      `INSERT INTO load_issues
-       SELECT $1, line, 'warning', 'malformed-csv',
-              'expected a CSV row matching the header (' || arg_min(error_type, column_idx) || ': '
-                || left(arg_min(error_message, column_idx), 120) || '); row skipped'
-       FROM ${rejects} GROUP BY line ORDER BY line`,
-      [ctx.sourceId],
-    );
-    // Kept row k (in file order) sits on line k + 1 (header) shifted by every rejected line at or
-    // before it: a fold over the sorted rejected lines gives its exact line.
-    await ctx.store.run(
-      `CREATE OR REPLACE TEMP TABLE ${table} AS
-       WITH r AS (SELECT list(DISTINCT line ORDER BY line) AS lines FROM ${rejects})
-       SELECT list_reduce(r.lines, (acc, x) -> CASE WHEN x <= acc THEN acc + 1 ELSE acc END, k + 1) AS line,
-              t.* EXCLUDE (k)
-       FROM ${table}_kept t, r ORDER BY k`,
-    );
-    await ctx.store.run(`DROP TABLE ${table}_kept`);
-    await ctx.store.run(`DROP TABLE IF EXISTS ${rejects}; DROP TABLE IF EXISTS ${rejects}_scan`);
+    const norm = await normalizeLines(ctx.path, ctx.sniff.gzip, MAX_LINE_BYTES);
+    try {
+      if (norm.gzip && norm.gzip.kind !== 'truncated') {
+        throw new InputError(ctx.path, norm.gzip.line, 'an intact gzip file', `${describeGzipProblem(norm.gzip)}; nothing was loaded from it`);
+      }
+      skipped = await readRejecting(ctx, table, names, norm.file, norm.special.map((s) => s.line));
+    } finally {
+      await norm.remove();
+    }
+    await recordNormalizerFindings(ctx, norm);
+    skipped += norm.special.length;
   }
   const [{ rows }] = await ctx.store.all<{ rows: number }>(`SELECT count(*) AS rows FROM ${table}`);
   return { rows, skipped, columns: names };
+}
+
+/**
+ * Reads the normalized copy `file` with DuckDB's rejects table; records the rejected rows (except
+ * the `special` lines, which the normalizer reports) and returns how many. Kept rows get their line.
+ */
+async function readRejecting(ctx: ReaderContext, table: string, names: string[], file: string, special: readonly number[]): Promise<number> {
+  const rejects = `${table}_rejects`;
+  await ctx.store.run(
+    `CREATE OR REPLACE TEMP TABLE ${table}_kept AS SELECT row_number() OVER () AS k, * FROM ${source(
+      names,
+      `, store_rejects = true, rejects_table = '${rejects}', rejects_scan = '${rejects}_scan'`,
+    )}`,
+    [file, 'uncompressed'],
+  );
+  // Integers from the normalizer, not text from the file.
+  const specialList = `[${special.map((n) => Math.trunc(n)).join(', ')}]::BIGINT[]`;
+  // DuckDB writes one reject per missing column; one issue per line is what the user needs.
+  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(DISTINCT line) AS n FROM ${rejects} WHERE NOT list_contains(${specialList}, line)`);
+  await ctx.store.run(
+    `INSERT INTO load_issues
+     SELECT $1, line, 'warning', 'malformed-csv',
+            'expected a CSV row matching the header (' || arg_min(error_type, column_idx) || ': '
+              || left(arg_min(error_message, column_idx), 120) || '); row skipped'
+     FROM ${rejects} WHERE NOT list_contains(${specialList}, line) GROUP BY line ORDER BY line`,
+    [ctx.sourceId],
+  );
+  await recordSkips(ctx.store, ctx.sourceId, 'malformed-csv', n);
+  // Kept row k (in file order) sits on line k + 1 (header) shifted by every rejected line at or
+  // before it: a fold over the sorted rejected lines gives its exact line.
+  await ctx.store.run(
+    `CREATE OR REPLACE TEMP TABLE ${table} AS
+     WITH r AS (SELECT list(DISTINCT line ORDER BY line) AS lines FROM ${rejects})
+     SELECT list_reduce(r.lines, (acc, x) -> CASE WHEN x <= acc THEN acc + 1 ELSE acc END, k + 1) AS line,
+            t.* EXCLUDE (k)
+     FROM ${table}_kept t, r ORDER BY k`,
+  );
+  await ctx.store.run(`DROP TABLE ${table}_kept`);
+  await ctx.store.run(`DROP TABLE IF EXISTS ${rejects}; DROP TABLE IF EXISTS ${rejects}_scan`);
+  return n;
 }

@@ -14,7 +14,7 @@
 import { InputError } from '../errors';
 import { compressionOf } from './ndjsonLines';
 import { asInputError, maxDocumentBytes } from './spanDocument';
-import { createSpanStage, finishSpans } from './spanStage';
+import { createSpanStage, finishSpans, MARKED_LINE_SQL, takeMalformedElements } from './spanStage';
 import { kindSql, microsToNanosSql, normalizeIdSql, tagStatusSql } from './spanSql';
 import type { ReaderContext, ReaderResult } from './types';
 
@@ -38,21 +38,25 @@ const STAGE_SQL = `
                             ELSE [doc] END) AS t
     FROM docs),
   numbered AS (SELECT row_number() OVER () AS trace_no, t FROM traces),
-  lists AS (SELECT trace_no, json_transform(t->'processes', $5) AS processes, json_extract(t, '$.spans[*]') AS spans FROM numbered),
+  lists AS (
+    SELECT trace_no, json_transform(t->'processes', $5) AS processes,
+           -- A trace that is not an object, or whose spans are not a list, stands as one non-span element.
+           CASE WHEN json_type(t) = 'OBJECT' AND json_type(t, '$.spans') = 'ARRAY' THEN json_extract(t, '$.spans[*]') ELSE ['null'::JSON] END AS spans
+    FROM numbered),
   spans_raw AS (
     SELECT trace_no, processes, unnest(spans) AS sp_json, generate_subscripts(spans, 1) AS idx FROM lists),
   sp AS (
-    SELECT row_number() OVER (ORDER BY trace_no, idx) AS line, processes, json_transform(sp_json, $4) AS s
+    SELECT row_number() OVER (ORDER BY trace_no, idx) AS line, processes, json_type(sp_json) = 'OBJECT' AS is_span, json_transform(sp_json, $4) AS s
     FROM spans_raw),
   t AS (
-    SELECT line, s, processes[s.processID].serviceName AS proc_service,
+    SELECT line, is_span, s, processes[s.processID].serviceName AS proc_service,
            map_from_entries(list_transform(coalesce(s.tags, []), lambda kv: {k: kv.key, v: kv.value})) AS tags,
            coalesce(list_filter(s.references, lambda r: upper(r.refType) = 'CHILD_OF')[1].spanID,
                     nullif(s.parentSpanID, ''),
                     list_filter(s.references, lambda r: upper(r.refType) = 'FOLLOWS_FROM')[1].spanID) AS pid,
            s.traceID AS tid, s.spanID AS sid, ${microsToNanosSql('s.startTime')} AS start_ns
     FROM sp)
-  SELECT line, ${normalizeIdSql('tid', 16)}, ${normalizeIdSql('sid', 8)}, ${normalizeIdSql('pid', 8)},
+  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, '64-bit')}, ${normalizeIdSql('sid', 8, 'none')}, ${normalizeIdSql('pid', 8, 'none')},
          s.operationName, ${kindSql("tags['span.kind']")}, coalesce(proc_service, s.process.serviceName),
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', false)}, tags,
@@ -78,11 +82,13 @@ export async function readJaeger(ctx: ReaderContext): Promise<ReaderResult> {
     await ctx.store.run(`DROP TABLE ${stage}`);
     throw asInputError(err, ctx.path, 'a complete Jaeger JSON document ({"data":[{traceID, spans, processes}]})');
   }
-  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(*) AS n FROM ${stage}`);
+  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(*) AS n FROM ${stage} WHERE line > 0`);
   if (n === 0) {
     await ctx.store.run(`DROP TABLE ${stage}`);
     throw new InputError(ctx.path, 1, 'Jaeger JSON with at least one trace {traceID, spans, processes}', 'no spans');
   }
+  const malformed = await takeMalformedElements(ctx, stage, 'a Jaeger trace object with a spans list, and span objects in it');
   // Jaeger can carry Zipkin-style shared client/server spans: only exact repeats are duplicates.
-  return finishSpans(ctx, stage, { dedupe: 'exact', sourceUnit: 'µs' });
+  const result = await finishSpans(ctx, stage, { dedupe: 'exact', sourceUnit: 'µs' });
+  return { records: result.records, skipped: result.skipped + malformed };
 }

@@ -17,7 +17,42 @@
 import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql } from './k6Requests';
 import { stageCsv } from './csvRows';
 import { assertIdentifier } from './ndjsonLines';
+import { InputError } from '../errors';
+import { recordSkips, type SkipCode } from './skips';
 import type { ReaderContext, ReaderResult } from './types';
+
+/** A day in ms: the longest plausible k6 timing (as in the JSON reader). */
+const MAX_DURATION_MS = 86_400_000;
+
+/** k6 CSV timestamps: whole unix seconds (or ms/µs/ns) or RFC 3339. */
+const TIME_OK_SQL = `(regexp_full_match("timestamp", '[0-9]+(\\.[0-9]*)?') OR TRY_CAST("timestamp" AS TIMESTAMP_NS) IS NOT NULL)`;
+
+/**
+ * Records and deletes the rows of used metrics whose timestamp or value is unusable (the JSON
+ * reader's invalid-time / invalid-value): a NaN, an infinity, 1e308 or a negative duration would
+ * otherwise reach every figure computed from the request.
+ */
+async function skipInvalidRows(ctx: ReaderContext): Promise<void> {
+  const value = 'TRY_CAST(metric_value AS DOUBLE)';
+  const valueOk = `coalesce(isfinite(${value}) AND (NOT starts_with(metric_name, 'http_req_') OR metric_name = 'http_req_failed' OR ${value} BETWEEN 0 AND ${MAX_DURATION_MS}), false)`;
+  await ctx.store.run(
+    `CREATE OR REPLACE TEMP TABLE k6_csv_invalid AS
+     SELECT line, CASE WHEN NOT ${TIME_OK_SQL} THEN 'invalid-time' ELSE 'invalid-value' END AS kind,
+            CASE WHEN NOT ${TIME_OK_SQL}
+                 THEN 'expected a k6 CSV timestamp (unix seconds or RFC 3339), found ' || coalesce(to_json(left("timestamp", 60))::VARCHAR, 'none')
+                 ELSE 'expected a finite number as the value of ' || metric_name
+                      || CASE WHEN starts_with(metric_name, 'http_req_') AND metric_name <> 'http_req_failed' THEN ' (ms, from 0 to ${MAX_DURATION_MS})' ELSE '' END
+                      || ', found ' || coalesce(to_json(left(metric_value, 60))::VARCHAR, 'none') END || '; row skipped' AS message
+     FROM k6_csv_rows WHERE ${keptMetricSql('metric_name')} AND NOT (${TIME_OK_SQL} AND ${valueOk})`,
+  );
+  const kinds = await ctx.store.all<{ kind: SkipCode; n: number }>('SELECT kind, count(*) AS n FROM k6_csv_invalid GROUP BY kind');
+  if (kinds.length > 0) {
+    await ctx.store.run(`INSERT INTO load_issues SELECT $1, line, 'warning', kind, message FROM k6_csv_invalid ORDER BY line`, [ctx.sourceId]);
+    for (const k of kinds) await recordSkips(ctx.store, ctx.sourceId, k.kind, k.n);
+    await ctx.store.run('DELETE FROM k6_csv_rows WHERE line IN (SELECT line FROM k6_csv_invalid)');
+  }
+  await ctx.store.run('DROP TABLE k6_csv_invalid');
+}
 
 const TAG_COLUMNS = ['check', 'error', 'error_code', 'group', 'method', 'name', 'proto', 'scenario', 'status', 'subproto', 'tls_version', 'url'];
 
@@ -43,8 +78,9 @@ export async function readK6Csv(ctx: ReaderContext): Promise<ReaderResult> {
   const stage = await stageCsv(ctx, 'k6_csv_rows');
   const present = new Set(stage.columns);
   for (const required of ['metric_name', 'timestamp', 'metric_value']) {
-    if (!present.has(required)) throw new Error(`${ctx.path}: k6 CSV header has no '${required}' column`);
+    if (!present.has(required)) throw new InputError(ctx.path, 1, `a k6 CSV header with a '${required}' column`, `the columns ${stage.columns.join(', ')}`);
   }
+  await skipInvalidRows(ctx);
   // A column, or failing that the same key among extra_tags (custom tags land there).
   const col = (name: string): string =>
     present.has(name) ? `nullif("${assertIdentifier(name)}", '')` : present.has('extra_tags') ? pairValue('extra_tags', keyRegex(name)) : 'NULL';
@@ -91,6 +127,5 @@ FROM g`;
       'k6 CSV timestamps are whole seconds: start_ms (end − http_req_duration) is known only to ±1 s; durations are exact',
     ]);
   }
-  const result = await finishK6(ctx);
-  return { records: result.records, skipped: stage.skipped };
+  return finishK6(ctx);
 }

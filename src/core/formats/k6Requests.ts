@@ -14,6 +14,7 @@
  */
 import type { ReaderContext, ReaderResult } from './types';
 import { outcomeFromStatusSql } from './outcome';
+import { recordSkips, skippedTotal } from './skips';
 
 /** Custom Trends a streaming k6 script records per request (matched to it by trace ID). */
 export const STREAMING_METRICS = { ttft: 'llm_ttft_ms', itl: 'llm_itl_ms', outputTokens: 'llm_output_tokens' } as const;
@@ -37,11 +38,16 @@ const HTTP_TIMINGS: ReadonlyArray<[column: string, metric: string]> = [
   ['receiving', 'http_req_receiving'],
 ];
 
-/** Per-group aggregates (one Point per metric per request, so max() just picks it). */
+/**
+ * Per-group aggregates (one Point per metric per request, so max() just picks it). `n_duration`
+ * counts the group's http_req_duration Points: more than one means Points of several requests that
+ * cannot be told apart (same time, tags and metadata), which finishK6 reports.
+ */
 export function groupAggregatesSql(metric: string, value: string): string {
   const s = STREAMING_METRICS;
   return [
     `count(*) FILTER (WHERE ${metric} = 'http_reqs') AS n_reqs`,
+    `count(*) FILTER (WHERE ${metric} = 'http_req_duration') AS n_duration`,
     `count(*) FILTER (WHERE starts_with(${metric}, 'http_req')) AS n_http`,
     ...HTTP_TIMINGS.map(([col, m]) => `max(${value}) FILTER (WHERE ${metric} = '${m}') AS ${col}`),
     `sum(${value}) FILTER (WHERE ${metric} = 'iterations') AS iterations`,
@@ -64,16 +70,24 @@ export function checkTraceIdTag(tag: string): string {
 
 /** What finishK6 reports about k6_groups (each finding cites its first line). */
 export type GroupChecks = {
+  /** Groups holding more than one request's Points, and the requests they hold beyond the first. */
   merged: number;
+  merged_requests: number;
   first_merged: number | null;
+  /** Groups of HTTP Points without an http_req_duration Point: not loaded. */
   incomplete: number;
   first_incomplete: number | null;
 };
 
+/** SQL predicate over k6_groups: the group holds the Points of more than one request. */
+const MERGED_SQL = '(n_reqs > 1 OR n_duration > 1)';
+
 /** The checks of k6_groups, without writing anything. */
 export async function checkGroups(ctx: ReaderContext): Promise<GroupChecks> {
   const [check] = await ctx.store.all<GroupChecks>(
-    `SELECT count(*) FILTER (WHERE n_reqs > 1) AS merged, min(line) FILTER (WHERE n_reqs > 1) AS first_merged,
+    `SELECT count(*) FILTER (WHERE ${MERGED_SQL}) AS merged,
+            coalesce(sum(greatest(n_reqs, n_duration) - 1) FILTER (WHERE ${MERGED_SQL}), 0)::BIGINT AS merged_requests,
+            min(line) FILTER (WHERE ${MERGED_SQL}) AS first_merged,
             count(*) FILTER (WHERE n_http > 0 AND duration IS NULL) AS incomplete,
             min(line) FILTER (WHERE n_http > 0 AND duration IS NULL) AS first_incomplete
      FROM k6_groups`,
@@ -96,15 +110,17 @@ export async function finishK6(ctx: ReaderContext, checked?: GroupChecks): Promi
     await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'merged-requests', $3)`, [
       sourceId,
       check.first_merged,
-      `${check.merged} group(s) of HTTP Points hold more than one http_reqs Point (same time, tags and metadata); each group was loaded as one request`,
+      `${check.merged} group(s) of HTTP Points hold the Points of more than one request (repeated http_reqs or http_req_duration Points with the same time, tags and metadata); each group was loaded as one request, so ${check.merged_requests} request(s) are missing (first at line ${check.first_merged})`,
     ]);
+    await recordSkips(store, sourceId, 'merged-requests', check.merged_requests);
   }
   if (check.incomplete > 0) {
-    await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'missing-field', $3)`, [
+    await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'incomplete-request', $3)`, [
       sourceId,
       check.first_incomplete,
-      `${check.incomplete} group(s) of HTTP Points have no http_req_duration Point (truncated output?); not loaded as requests`,
+      `${check.incomplete} group(s) of HTTP Points have no http_req_duration Point (truncated output, or a skipped line?); not loaded as requests (first at line ${check.first_incomplete})`,
     ]);
+    await recordSkips(store, sourceId, 'incomplete-request', check.incomplete);
   }
   await store.run(
     `INSERT INTO client_requests (source_id, line, trace_id, start_ms, client_total_ms, blocked_ms, connecting_ms,
@@ -137,5 +153,5 @@ export async function finishK6(ctx: ReaderContext, checked?: GroupChecks): Promi
   );
   const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM client_requests WHERE source_id = $1', [sourceId]);
   await store.run('DROP TABLE IF EXISTS k6_groups');
-  return { records: n, skipped: 0 };
+  return { records: n, skipped: await skippedTotal(store, sourceId) };
 }

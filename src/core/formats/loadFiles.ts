@@ -8,6 +8,7 @@ import { readK6Json } from './k6Json';
 import { readK6Summary } from './k6Summary';
 import { readOtlp } from './otlp';
 import { readRecords } from './records';
+import { skippedTotal } from './skips';
 import { sniffFile, type FormatId, type SniffResult } from './sniff';
 import type { ProgressSink, Reader } from './types';
 import { readZipkin } from './zipkin';
@@ -53,7 +54,7 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
     }
     const bytes = (await stat(abs)).size;
     const [{ next }] = await store.all<{ next: number }>('SELECT coalesce(max(source_id), 0) + 1 AS next FROM sources');
-    await store.run('INSERT INTO sources VALUES ($1, $2, $3, $4, $5, 0, 0)', [next, abs, sniff.format, sniff.side, bytes]);
+    await store.run('INSERT INTO sources VALUES ($1, $2, $3, $4, $5, 0, 0, $6)', [next, abs, sniff.format, sniff.side, bytes, sniff.lineDelimited ? 'line' : 'element']);
     options.progress?.(`loading ${path.basename(abs)} (${sniff.format}${sniff.gzip ? ', gzip' : ''})`);
     const result = await READERS[sniff.format]({
       store,
@@ -64,8 +65,10 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
       progress: options.progress,
       bytes,
     });
-    await store.run('UPDATE sources SET records = $1, skipped = $2 WHERE source_id = $3', [result.records, result.skipped, next]);
-    loaded.push({ sourceId: next, path: abs, sniff, bytes, records: result.records, skipped: result.skipped });
+    // The skips are counted once, by kind, in load_skips (skips.ts): the file's total comes from there.
+    const skipped = await skippedTotal(store, next);
+    await store.run('UPDATE sources SET records = $1, skipped = $2 WHERE source_id = $3', [result.records, skipped, next]);
+    loaded.push({ sourceId: next, path: abs, sniff, bytes, records: result.records, skipped });
   }
   return loaded;
 }

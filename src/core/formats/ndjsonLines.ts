@@ -26,6 +26,8 @@
  */
 import { InputError, StoreError } from '../errors';
 import type { QueryRunner } from '../store/duckStore';
+import { CR_STAND_IN, describeGzipProblem, normalizeLines, SKIPPED_LINE, type NormalizedLines } from './normalizeLines';
+import { recordSkips } from './skips';
 import type { ReaderContext } from './types';
 
 export interface NdjsonStage {
@@ -61,33 +63,49 @@ export const LINES_SQL = `read_csv($1, columns = {'l': 'VARCHAR'}, header = fals
 /** How many characters of a bad line are quoted in its load_issues message. */
 const QUOTE_CHARS = 60;
 
+/** Longest line staged (LINES_SQL's max_line_size, less the newline): longer ones are skipped and cited. */
+export const MAX_LINE_BYTES = 67108864 - 1;
+
 /**
  * Stages the valid JSON-object lines of ctx.path into TEMP TABLE `table`(line BIGINT, doc JSON),
- * recording every bad line in load_issues. See the file header for the policy.
+ * recording every bad line in load_issues and load_skips. See the file header for the policy; the
+ * file is first copied by normalizeLines.ts (CRLF, stray CRs, invalid UTF-8, overlong lines, gzip
+ * errors), so DuckDB's line reader never fails on its content.
  */
 export async function stageNdjson(ctx: ReaderContext, table: string): Promise<NdjsonStage> {
   const t = assertIdentifier(table);
   const raw = `${t}__raw`;
-  const params = [ctx.path, compressionOf(ctx)];
-  // `ok`: a JSON object. NULL for blank lines (json_valid(NULL) is NULL), false for bad ones.
-  await ctx.store.run(`DROP TABLE IF EXISTS ${raw}`);
-  await ctx.store.run(
-    `CREATE TEMP TABLE ${raw} AS
-       SELECT line, CASE WHEN ok THEN l END AS doc,
-              CASE WHEN NOT ok THEN left(l, ${QUOTE_CHARS + 1}) END AS bad
-       FROM (SELECT line, l,
-                    CASE WHEN trim(l) = '' THEN NULL
-                         ELSE json_valid(l) AND starts_with(ltrim(l), '{') END AS ok
-             FROM (SELECT row_number() OVER () AS line, l FROM ${LINES_SQL}))`,
-    params,
-  );
+  const norm = await normalizeLines(ctx.path, ctx.sniff.gzip, MAX_LINE_BYTES);
+  try {
+    if (norm.gzip && norm.gzip.kind !== 'truncated') {
+      throw new InputError(ctx.path, norm.gzip.line, 'an intact gzip file', `${describeGzipProblem(norm.gzip)}; nothing was loaded from it`);
+    }
+    const restored = await crRestoreSql(ctx.store, raw, norm.crLines);
+    // `ok`: a JSON object. NULL for blank lines (json_valid(NULL) is NULL) and for the lines the
+    // normalizer skipped (recorded below from its list), false for bad ones.
+    await ctx.store.run(`DROP TABLE IF EXISTS ${raw}`);
+    await ctx.store.run(
+      `CREATE TEMP TABLE ${raw} AS
+         SELECT line, CASE WHEN ok THEN l END AS doc,
+                CASE WHEN NOT ok THEN left(l, ${QUOTE_CHARS + 1}) END AS bad, coalesce(l = $3, false) AS special
+         FROM (SELECT line, l,
+                      CASE WHEN trim(l) = '' OR l = $3 THEN NULL
+                           ELSE json_valid(l) AND starts_with(ltrim(l), '{') END AS ok
+               FROM (SELECT line, ${restored} AS l FROM (SELECT row_number() OVER () AS line, l FROM ${LINES_SQL})))`,
+      [norm.file, 'uncompressed', SKIPPED_LINE],
+    );
+    await ctx.store.run(`DROP TABLE IF EXISTS ${raw}_cr`);
+  } finally {
+    await norm.remove();
+  }
   const [stats] = await ctx.store.all<{ total: number; valid: number; bad: number; blank: number; first_blank: number | null }>(
     `SELECT count(*) AS total, count(doc) AS valid, count(bad) AS bad,
-            count(*) - count(doc) - count(bad) AS blank,
-            min(line) FILTER (WHERE doc IS NULL AND bad IS NULL) AS first_blank
+            count(*) FILTER (WHERE doc IS NULL AND bad IS NULL AND NOT special) AS blank,
+            min(line) FILTER (WHERE doc IS NULL AND bad IS NULL AND NOT special) AS first_blank
      FROM ${raw}`,
   );
-  if (stats.bad > 0) await recordBadLines(ctx.store, ctx.sourceId, raw, stats.total);
+  if (stats.bad > 0) await recordBadLines(ctx.store, ctx.sourceId, raw, norm.lines);
+  await recordNormalizerFindings(ctx, norm);
   if (stats.blank > 0) {
     await ctx.store.run(`INSERT INTO load_issues VALUES ($1, $2, 'info', 'blank-lines', $3)`, [
       ctx.sourceId,
@@ -100,17 +118,59 @@ export async function stageNdjson(ctx: ReaderContext, table: string): Promise<Nd
     throw await noValidLineError(ctx, stats.total);
   }
   await ctx.store.run(`DROP TABLE IF EXISTS ${t}`);
-  if (stats.bad === 0 && stats.blank === 0) {
+  if (stats.bad === 0 && stats.blank === 0 && norm.special.length === 0) {
     // Normal path: every line is valid, so no filtering pass is needed.
     await ctx.store.run(`CREATE TEMP TABLE ${t} AS SELECT line, doc::JSON AS doc FROM ${raw}`);
   } else {
     await ctx.store.run(`CREATE TEMP TABLE ${t} AS SELECT line, doc::JSON AS doc FROM ${raw} WHERE doc IS NOT NULL ORDER BY line`);
   }
   await ctx.store.run(`DROP TABLE ${raw}`);
-  return { lines: stats.valid, skipped: stats.bad, blank: stats.blank };
+  return { lines: stats.valid, skipped: stats.bad + norm.special.length, blank: stats.blank };
 }
 
-/** Writes one load_issues row per bad line of the staged raw table. */
+/**
+ * SQL for a staged line `l` with the CRs normalizeLines replaced put back, on the lines it lists
+ * (a temp table `<raw>_cr`, so a file full of stray CRs does not make a huge statement).
+ */
+async function crRestoreSql(store: QueryRunner, raw: string, crLines: readonly number[]): Promise<string> {
+  if (crLines.length === 0) return 'l';
+  const table = `${assertIdentifier(raw)}_cr`;
+  await store.run(`CREATE OR REPLACE TEMP TABLE ${table} (line BIGINT)`);
+  for (let i = 0; i < crLines.length; i += 1000) {
+    // Integers counted by normalizeLines, not text from the file.
+    await store.run(`INSERT INTO ${table} VALUES ${crLines.slice(i, i + 1000).map((n) => `(${Math.trunc(n)})`).join(', ')}`);
+  }
+  return `CASE WHEN line IN (SELECT line FROM ${table}) THEN replace(l, '${CR_STAND_IN}', chr(13)) ELSE l END`;
+}
+
+/** The lines normalizeLines skipped, a truncated gzip stream and CRLF endings, as load issues. */
+export async function recordNormalizerFindings(ctx: ReaderContext, norm: NormalizedLines): Promise<void> {
+  for (const code of ['line-too-long', 'invalid-utf8'] as const) {
+    const lines = norm.special.filter((s) => s.code === code);
+    for (const s of lines) {
+      const message = code === 'line-too-long'
+        ? `expected a line of at most 64 MiB, found ${(s.bytes / 1_048_576).toFixed(1)} MiB; line skipped`
+        : 'expected UTF-8 text, found bytes that are not UTF-8 (a Latin-1 or UTF-16 file? convert it with iconv); line skipped';
+      await ctx.store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', $3, $4)`, [ctx.sourceId, s.line, code, message]);
+    }
+    await recordSkips(ctx.store, ctx.sourceId, code, lines.length);
+  }
+  if (norm.gzip?.kind === 'truncated') {
+    await ctx.store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'gzip-truncated', $3)`, [
+      ctx.sourceId,
+      norm.gzip.line,
+      `expected a complete gzip stream, found ${describeGzipProblem(norm.gzip)}; the lines before it were read`,
+    ]);
+  }
+  if (norm.crlfLines > 0) {
+    await ctx.store.run(`INSERT INTO load_issues VALUES ($1, NULL, 'info', 'crlf-line-endings', $2)`, [
+      ctx.sourceId,
+      `${norm.crlfLines} line(s) end in CRLF (Windows line endings); read as lines all the same`,
+    ]);
+  }
+}
+
+/** Writes one load_issues row per bad line of the staged raw table, and their count to load_skips. */
 async function recordBadLines(store: QueryRunner, sourceId: number, raw: string, lastLine: number): Promise<void> {
   await store.run(
     `INSERT INTO load_issues
@@ -122,6 +182,12 @@ async function recordBadLines(store: QueryRunner, sourceId: number, raw: string,
               || '''' || left(bad, ${QUOTE_CHARS}) || CASE WHEN length(bad) > ${QUOTE_CHARS} THEN '…' ELSE '' END || ''''
               || '; line skipped'
      FROM ${assertIdentifier(raw)} WHERE bad IS NOT NULL ORDER BY line`,
+    [sourceId, lastLine],
+  );
+  await store.run(
+    `INSERT INTO load_skips
+     SELECT $1, CASE WHEN line = $2 THEN 'truncated-line' ELSE 'malformed-json' END AS code, 'line', count(*)
+     FROM ${assertIdentifier(raw)} WHERE bad IS NOT NULL GROUP BY code ORDER BY code`,
     [sourceId, lastLine],
   );
 }

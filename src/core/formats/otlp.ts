@@ -10,6 +10,7 @@
  * re-parses the JSON text per field, and `read_json` with nested STRUCT columns was several times slower.
  */
 import { InputError } from '../errors';
+import { recordSkips } from './skips';
 import { asInputError, maxDocumentBytes } from './spanDocument';
 import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
 import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishLoadedEvents, publishStage, type FinishOptions } from './spanStage';
@@ -22,9 +23,12 @@ import type { ReaderContext, ReaderResult } from './types';
 const SPAN = `{"traceId":"VARCHAR","spanId":"VARCHAR","parentSpanId":"VARCHAR","name":"VARCHAR","kind":"VARCHAR",
 "startTimeUnixNano":"VARCHAR","endTimeUnixNano":"VARCHAR","status":{"code":"VARCHAR"},"attributes":"JSON",
 "events":[{"name":"VARCHAR","timeUnixNano":"VARCHAR"}]}`;
-const RESOURCE_SPANS = `[{"resource":{"attributes":${OTLP_KEY_VALUES}},"scopeSpans":[{"spans":[${SPAN}]}]}]`;
-/** Both the bare request and the api_v3 wrapper in one shape, so each document is parsed once. */
-const DOCUMENT_SHAPE = `{"resourceSpans":${RESOURCE_SPANS},"result":{"resourceSpans":${RESOURCE_SPANS}}}`.replace(/\n/g, '');
+const SCOPE_SPANS = `[{"spans":[${SPAN}]}]`;
+const RESOURCE_SPANS = `[{"resource":{"attributes":${OTLP_KEY_VALUES}},"scopeSpans":${SCOPE_SPANS}}]`;
+/** The same with the pre-1.0 name of scopeSpans (OTLP before 0.15, still written by old SDKs and collectors). */
+const RESOURCE_SPANS_LEGACY = `[{"resource":{"attributes":${OTLP_KEY_VALUES}},"scopeSpans":${SCOPE_SPANS},"instrumentationLibrarySpans":${SCOPE_SPANS}}]`;
+/** The bare request and the api_v3 wrapper, and the legacy key, in one shape, so each document is parsed once. */
+const DOCUMENT_SHAPE = `{"resourceSpans":${RESOURCE_SPANS_LEGACY},"result":{"resourceSpans":${RESOURCE_SPANS_LEGACY}}}`.replace(/\n/g, '');
 /**
  * The fast path's shape: the bare request only. Typing the wrapper's copy of the nesting too cost
  * ≈ 1/3 more CPU per document (bench 100k run); a wrapped file shows up as marker rows and is read
@@ -33,8 +37,8 @@ const DOCUMENT_SHAPE = `{"resourceSpans":${RESOURCE_SPANS},"result":{"resourceSp
 const REQUEST_SHAPE = `{"resourceSpans":${RESOURCE_SPANS}}`.replace(/\n/g, '');
 
 /**
- * SELECT over `source`(line, doc) producing (line, marker, sp, service) rows, one per span ($1 = the
- * document shape): the typed struct is consumed once and never materialised. The nesting is taken
+ * SELECT over `source`(line, doc) producing (line, marker, sp, service[, legacy]) rows, one per span
+ * ($1 = the document shape): the typed struct is consumed once and never materialised. The nesting is taken
  * apart by one `unnest` per level (resourceSpans, scopeSpans, spans), each a streaming step, and the
  * resource's `service.name` is read once per resource and carried down as a column. Why (measured,
  * CPU, on a shared 2-core machine, so ranges): flattening with nested list lambdas, zipping a
@@ -42,28 +46,39 @@ const REQUEST_SHAPE = `{"resourceSpans":${RESOURCE_SPANS}}`.replace(/\n/g, '');
  * statement on the bench 10k run and 15–19.5 s on the 100k run; the per-level unnests 1.7–3.1 s and
  * 13–15.5 s, same rows. The other resource attributes are not copied onto every span (that tripled
  * the cost on batch files, and the analysis does not read them).
- * A document without resourceSpans yields one `marker` row with a NULL span (a `[NULL]` list is
- * unnested in its place), so that the single parse also finds the documents to report.
- * `wrapped`: $1 is DOCUMENT_SHAPE (also reads the api_v3 `result` wrapper), else REQUEST_SHAPE.
+ * Whatever holds no span where the nesting expects one yields one `marker` row with a NULL span (a
+ * `[NULL]` list is unnested in its place), so that the single parse also finds what to report: a
+ * document without resourceSpans ('document'), a resource that is null or has no scope list
+ * ('resource'), a scope that is null or whose `spans` is not a list ('scope'), a null span ('span').
+ * `wrapped`: $1 is DOCUMENT_SHAPE, which also reads the api_v3 `result` wrapper and the pre-1.0 key
+ * `instrumentationLibrarySpans` (in place of scopeSpans; `legacy` says where), else REQUEST_SHAPE.
  */
 function flattenSql(source: string, wrapped: boolean): string {
+  const scopeList = wrapped ? 'coalesce(r.scopeSpans, r.instrumentationLibrarySpans)' : 'r.scopeSpans';
   return `
   WITH resources AS (
-    SELECT line, rs IS NULL AS marker, unnest(CASE WHEN rs IS NULL THEN [NULL] ELSE rs END) AS r
+    SELECT line, rs IS NULL AS no_rs, unnest(CASE WHEN rs IS NULL THEN [NULL] ELSE rs END) AS r
     FROM (SELECT line, ${wrapped ? 'coalesce(d.resourceSpans, d.result.resourceSpans)' : 'd.resourceSpans'} AS rs
           FROM (SELECT line, json_transform(doc, $1) AS d FROM ${source}))),
   scopes AS (
-    SELECT line, marker,
+    SELECT line,
+           CASE WHEN no_rs THEN 'document' WHEN r IS NULL OR ${scopeList} IS NULL THEN 'resource' END AS m,
            list_filter(r.resource.attributes, lambda a: a.key = 'service.name')[1].value.stringValue AS service,
-           unnest(CASE WHEN marker THEN [NULL] ELSE r.scopeSpans END) AS ss
-    FROM resources)
-  SELECT line, marker, unnest(CASE WHEN marker THEN [NULL] ELSE ss.spans END) AS sp, service
-  FROM scopes`;
+           ${wrapped ? 'r.scopeSpans IS NULL AND r.instrumentationLibrarySpans IS NOT NULL' : 'false'} AS legacy,
+           unnest(CASE WHEN no_rs OR r IS NULL OR ${scopeList} IS NULL THEN [NULL] ELSE ${scopeList} END) AS ss
+    FROM resources),
+  spans AS (
+    SELECT line, coalesce(m, CASE WHEN ss IS NULL OR ss.spans IS NULL THEN 'scope' END) AS m, service, legacy,
+           unnest(CASE WHEN m IS NOT NULL OR ss IS NULL OR ss.spans IS NULL THEN [NULL] ELSE ss.spans END) AS sp
+    FROM scopes)
+  SELECT line, coalesce(m, CASE WHEN sp IS NULL THEN 'span' END) AS marker, sp, service${wrapped ? ', legacy' : ''}
+  FROM spans`;
 }
 
 /**
  * The per-span projection (ID normalisation, kind, status, events, attributes) over flattened rows
- * (line, marker, sp, service); `lineSql` gives each row's line (negative for a marker row).
+ * (line, marker, sp, service); `lineSql` gives each row's line (negative for a marker row, whose
+ * `name` is its marker kind: see takeMarkers).
  * The span attributes stay the JSON text the document shape gives them (spans.otlp_attributes; the
  * MAP column stays NULL): they are typed on demand by spanAttributes.ts. Typing them here was a third
  * of this statement (bench 100k run, written to a database file: 9.6 → 6.5 CPU s).
@@ -71,8 +86,8 @@ function flattenSql(source: string, wrapped: boolean): string {
 function projectSql(rows: string, lineSql: string): string {
   return `
   WITH g AS (SELECT line, marker, service, sp, sp.traceId AS tid, sp.spanId AS sid, sp.parentSpanId AS pid FROM ${rows})
-  SELECT ${lineSql}, ${normalizeIdSql('tid', 16)}, ${normalizeIdSql('sid', 8)}, ${normalizeIdSql('pid', 8)},
-         sp.name, ${kindSql('sp.kind')}, service,
+  SELECT ${lineSql}, ${normalizeIdSql('tid', 16, 'none')}, ${normalizeIdSql('sid', 8, 'none')}, ${normalizeIdSql('pid', 8, 'none')},
+         coalesce(marker, sp.name), ${kindSql('sp.kind')}, service,
          TRY_CAST(sp.startTimeUnixNano AS BIGINT), TRY_CAST(sp.endTimeUnixNano AS BIGINT),
          ${otlpStatusSql('sp.status.code')}, NULL,
          list_transform(coalesce(sp.events, []), lambda e: {name: e.name, time_ns: TRY_CAST(e.timeUnixNano AS BIGINT)}),
@@ -81,17 +96,28 @@ function projectSql(rows: string, lineSql: string): string {
 }
 
 /** Line of a flattened row with a real line number: negative for a marker row (takeMarkers). */
-const NUMBERED_LINE = 'CASE WHEN marker THEN -line ELSE line END';
+const NUMBERED_LINE = 'CASE WHEN marker IS NOT NULL THEN -line ELSE line END';
 
 /**
  * Numbered path: parses `source`(line, doc) into a flattened table, then projects it into the stage.
  * Why two statements: `row_number() OVER ()` (the line numbers) keeps the parse on one thread, and
  * with few, large batch lines (≈ 2,200 at 100k requests) the projection would run on that thread
  * too; over a materialised table of spans it runs on every thread, by row group (≈ 25 % less CPU).
+ * The spans read under the pre-1.0 key instrumentationLibrarySpans are reported (info).
  */
 async function flattenInto(ctx: ReaderContext, stage: string, source: string, params: Params): Promise<void> {
   await ctx.store.run(`CREATE OR REPLACE TEMP TABLE otlp_flat AS ${flattenSql(source, true)}`, params);
   await ctx.store.run(`INSERT INTO ${stage} ${projectSql('otlp_flat', NUMBERED_LINE)}`);
+  const [legacy] = await ctx.store.all<{ n: number; first: number | null }>(
+    'SELECT count(*) AS n, min(line) AS first FROM otlp_flat WHERE legacy AND marker IS NULL',
+  );
+  if (legacy.n > 0) {
+    await ctx.store.run(`INSERT INTO load_issues VALUES ($1, $2, 'info', 'legacy-otlp', $3)`, [
+      ctx.sourceId,
+      legacy.first,
+      `${legacy.n} span(s) are under the pre-1.0 OTLP key instrumentationLibrarySpans (first at line ${legacy.first}); read as scopeSpans`,
+    ]);
+  }
   await ctx.store.run('DROP TABLE otlp_flat');
 }
 
@@ -160,7 +186,7 @@ async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome>
   if (!Number.isSafeInteger(id)) throw new Error(`invalid source id ${id}`);
   const direct = await directTarget(ctx);
   const columns = 'line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes, events, otlp_attributes';
-  const rows = projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker THEN -1 END');
+  const rows = projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker IS NOT NULL THEN -1 END');
   const sql = direct
     ? `INSERT INTO spans
        SELECT $5, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
@@ -267,29 +293,45 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   return { records: result.records, skipped: skipped + result.skipped };
 }
 
+/** What a marker row stands for (flattenSql), for its load issue. */
+const MARKER_FINDINGS: Readonly<Record<string, string>> = {
+  resource: 'expected a resourceSpans entry with a scopeSpans list, found null or an entry without it',
+  scope: 'expected a scopeSpans entry with a list of spans, found null or "spans" that is not a list',
+  span: 'expected a span object in the spans list, found null',
+};
+
 /**
- * Records (and removes) the marker rows of documents without resourceSpans; a file whose documents
- * all lack them is not OTLP. Returns the documents skipped.
+ * Records (and removes) the marker rows (flattenSql): a document without resourceSpans is a line of
+ * another format in an NDJSON file ('foreign-line'), or a document that is not OTLP
+ * ('malformed-document'); a resource, scope or span entry that holds nothing is a 'malformed-element'.
+ * A file in which no document has resourceSpans is not OTLP. Returns the units skipped.
  */
 async function takeMarkers(ctx: ReaderContext, stage: string): Promise<number> {
-  const [row] = await ctx.store.all<{ markers: number; spans: number; first: number | null }>(
-    `SELECT count(*) FILTER (WHERE line < 0) AS markers, count(*) FILTER (WHERE line > 0) AS spans,
-            min(-line) FILTER (WHERE line < 0) AS first FROM ${stage}`,
+  const [row] = await ctx.store.all<{ documents: number; elements: number; spans: number; first: number | null }>(
+    `SELECT count(*) FILTER (WHERE line < 0 AND name = 'document') AS documents,
+            count(*) FILTER (WHERE line < 0 AND name <> 'document') AS elements,
+            count(*) FILTER (WHERE line > 0) AS spans,
+            min(-line) FILTER (WHERE line < 0 AND name = 'document') AS first FROM ${stage}`,
   );
-  if (row.markers === 0) return 0;
-  if (row.spans === 0) {
+  if (row.documents + row.elements === 0) return 0;
+  if (row.spans === 0 && row.elements === 0) {
     await ctx.store.run(`DROP TABLE ${stage}`);
-    throw new InputError(ctx.path, row.first ?? 1, 'OTLP JSON (an ExportTraceServiceRequest with "resourceSpans")', `${row.markers} JSON document(s) without resourceSpans`);
+    throw new InputError(ctx.path, row.first ?? 1, 'OTLP JSON (an ExportTraceServiceRequest with "resourceSpans")', `${row.documents} JSON document(s) without resourceSpans`);
   }
-  const where = ctx.sniff.lineDelimited ? 'line' : 'document';
+  const lineDelimited = ctx.sniff.lineDelimited;
+  const documentCode = lineDelimited ? 'foreign-line' : 'malformed-document';
   await ctx.store.run(
     `INSERT INTO load_issues
-     SELECT $1, -line, 'warning', 'missing-field', 'expected an OTLP ExportTraceServiceRequest with "resourceSpans" on this ${where}, found a JSON object without it; skipped'
+     SELECT $1, -line, 'warning', CASE WHEN name = 'document' THEN $2 ELSE 'malformed-element' END,
+            CASE name WHEN 'document' THEN 'expected an OTLP ExportTraceServiceRequest with "resourceSpans" on this ${lineDelimited ? 'line' : 'document'}, found a JSON object without it; skipped'
+                      ${Object.entries(MARKER_FINDINGS).map(([k, m]) => `WHEN '${k}' THEN '${m}; skipped'`).join(' ')} END
      FROM ${stage} WHERE line < 0 ORDER BY -line`,
-    [ctx.sourceId],
+    [ctx.sourceId, documentCode],
   );
+  await recordSkips(ctx.store, ctx.sourceId, documentCode, row.documents);
+  await recordSkips(ctx.store, ctx.sourceId, 'malformed-element', row.elements);
   await ctx.store.run(`DELETE FROM ${stage} WHERE line < 0`);
-  return row.markers;
+  return row.documents + row.elements;
 }
 
 /** Flattens the staged otlp_lines(line, doc) into the stage, then drops them. */

@@ -18,6 +18,7 @@
  */
 import { stageCsv } from './csvRows';
 import { stageNdjson } from './ndjsonLines';
+import { recordSkips } from './skips';
 import { outcomeFromStatusSql, outcomeSynonymsSql } from './outcome';
 import type { ReaderContext, ReaderResult } from './types';
 
@@ -38,6 +39,12 @@ const TEXT_FIELDS = new Set([
 ]);
 
 const ABSOLUTE_TIME_FIELDS = ['start_ms', 'send_epoch_ms', 'start_time', 'send_time', 'timestamp'];
+
+/** The durations and offsets (ms) of a record. */
+const TIMING_FIELDS = ['send_offset_ms', 'first_content_offset_ms', 'final_content_offset_ms', 'scheduled_offset_ms', 'scheduler_lag_ms'];
+
+/** ±1e12 ms (31 years): any larger offset is not a measurement, and would overflow the window index. */
+const MAX_OFFSET_MS = 1e12;
 
 export async function readRecords(ctx: ReaderContext): Promise<ReaderResult> {
   const { store, sourceId } = ctx;
@@ -75,6 +82,11 @@ export async function readRecords(ctx: ReaderContext): Promise<ReaderResult> {
     : 'NULL';
   const streaming = present.has('is_streaming') ? boolOrNull('is_streaming') : boolOrNull('streaming');
   const source = csv ? 'rec_rows' : 'rec_lines';
+  // The first timing field whose text is not a plausible number of ms (NULL when all are): such a
+  // record is skipped and cited, never loaded with a NULL, infinite or 1e308 duration.
+  const bad = TIMING_FIELDS.filter((t) => present.has(t)).map((t) => [t, `${f(t)} IS NOT NULL AND NOT coalesce(isfinite(${num(t)}) AND abs(${num(t)}) <= ${MAX_OFFSET_MS}, false)`]);
+  const badField = bad.length === 0 ? 'NULL' : `CASE ${bad.map(([t, cond]) => `WHEN ${cond} THEN '${t}'`).join(' ')} END`;
+  const badText = bad.length === 0 ? 'NULL' : `CASE ${bad.map(([t, cond]) => `WHEN ${cond} THEN ${f(t)}`).join(' ')} END`;
 
   await store.run(
     `CREATE OR REPLACE TEMP TABLE rec_typed AS
@@ -89,9 +101,22 @@ export async function readRecords(ctx: ReaderContext): Promise<ReaderResult> {
             ${f('prompt_shape_id')} AS prompt_shape_id, ${num('scheduled_offset_ms')} AS scheduled_ms,
             ${num('scheduler_lag_ms')} AS lag_ms, ${int('input_token_count')} AS input_tokens,
             ${int('output_token_count')} AS output_tokens, ${int('retry_count')} AS retry_count,
-            ${f('session_id')} AS session_id, ${f('method')} AS method, ${f('url')} AS url, ${f('scenario')} AS scenario
+            ${f('session_id')} AS session_id, ${f('method')} AS method, ${f('url')} AS url, ${f('scenario')} AS scenario,
+            ${badField} AS bad_field, ${badText} AS bad_text
      FROM ${source}`,
   );
+  const [{ invalid }] = await store.all<{ invalid: number }>('SELECT count(*) AS invalid FROM rec_typed WHERE bad_field IS NOT NULL');
+  if (invalid > 0) {
+    await store.run(
+      `INSERT INTO load_issues
+       SELECT $1, line, 'warning', 'invalid-value',
+              'expected a number of ms (at most 1e12 in size) in ' || bad_field || ', found ' || coalesce(to_json(left(bad_text, 60))::VARCHAR, 'none') || '; record skipped'
+       FROM rec_typed WHERE bad_field IS NOT NULL ORDER BY line`,
+      [sourceId],
+    );
+    await recordSkips(store, sourceId, 'invalid-value', invalid);
+    await store.run('DELETE FROM rec_typed WHERE bad_field IS NOT NULL');
+  }
   await store.run(`DROP TABLE ${source}`);
 
   const synonyms = outcomeSynonymsSql();
@@ -141,5 +166,5 @@ export async function readRecords(ctx: ReaderContext): Promise<ReaderResult> {
       `field(s) ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''} are not part of the records format and were not stored`,
     ]);
   }
-  return { records: counts.total - counts.dropped, skipped };
+  return { records: counts.total - counts.dropped, skipped: skipped + invalid };
 }

@@ -26,7 +26,7 @@ export const EXPECTED_FORMATS =
   'k6 JSON output (--out json), k6 CSV output, a k6 summary, per-request records (NDJSON/CSV), OTLP JSON, Jaeger JSON or Zipkin v2 JSON';
 
 /** Reads up to 64 KiB of the file's (decompressed) text. */
-async function readHead(file: string): Promise<{ text: string; gzip: boolean }> {
+export async function readHead(file: string): Promise<{ text: string; gzip: boolean }> {
   const handle = await open(file, 'r');
   try {
     const buf = Buffer.alloc(HEAD_BYTES);

@@ -22,25 +22,35 @@ export const SPAN_STAGE_COLUMNS = `(
 )`;
 
 /**
+ * Which shorter hex IDs are left-padded with zeros: none (OTLP: IDs are exactly 16 or 8 bytes), or a
+ * 64-bit trace ID of exactly 16 hex digits (Zipkin and Jaeger, whose trace IDs may be 64-bit by
+ * definition), so that it joins a W3C traceparent. Any other length (a 31-digit ID lost a digit) is
+ * kept as found and reported as an invalid ID, never padded into a different, valid-looking ID.
+ */
+export type IdPadding = 'none' | '64-bit';
+
+/**
  * Normalises a trace or span ID to lower-case hex of `bytes` bytes:
  * - lower-case hex of the right length (the usual case) is kept as it is, checked first because it is hot;
  * - other hex of the right length is lower-cased;
- * - shorter hex is left-padded with zeros (Zipkin/Jaeger 64-bit trace IDs, IDs printed without
- *   leading zeros), so a 64-bit Zipkin trace ID joins a W3C traceparent;
+ * - a 64-bit trace ID is left-padded (IdPadding);
  * - padded base64 of exactly `bytes` bytes (the proto3 JSON mapping of `bytes` fields) is decoded;
  * - empty means absent (OTLP writes `parentSpanId: ""` for roots);
  * - anything else is kept lower-cased as found, for the analysis to reject and report.
  */
-export function normalizeIdSql(expr: string, bytes: 8 | 16): string {
+export function normalizeIdSql(expr: string, bytes: 8 | 16, padding: IdPadding): string {
   const hexLen = bytes * 2;
   const b64Len = Math.ceil(bytes / 3) * 4;
+  const pad = padding === '64-bit' && bytes === 16
+    ? `WHEN length(trim(${expr})) = 16 AND regexp_full_match(trim(${expr}), '[0-9a-fA-F]+') THEN lpad(lower(trim(${expr})), 32, '0')`
+    : '';
   // First branch: already canonical (nearly every ID), returned without copying (no trim or lower):
   // ≈ 40 % less CPU for this expression over 2M IDs.
   return `(CASE
     WHEN regexp_full_match(${expr}, '[0-9a-f]{${hexLen}}') THEN ${expr}
     WHEN ${expr} IS NULL OR trim(${expr}) = '' THEN NULL
     WHEN length(${expr}) = ${hexLen} AND regexp_full_match(${expr}, '[0-9a-fA-F]+') THEN lower(${expr})
-    WHEN length(${expr}) < ${hexLen} AND regexp_full_match(trim(${expr}), '[0-9a-fA-F]+') THEN lpad(lower(trim(${expr})), ${hexLen}, '0')
+    ${pad}
     WHEN length(${expr}) = ${b64Len} AND regexp_full_match(${expr}, '[A-Za-z0-9+/_-]+=*')
       THEN coalesce(lower(hex(try(from_base64(translate(${expr}, '-_', '+/'))))), lower(${expr}))
     ELSE lower(trim(${expr})) END)`;

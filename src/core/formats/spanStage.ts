@@ -6,6 +6,7 @@
  */
 import { assertIdentifier } from './ndjsonLines';
 import { PLAUSIBLE_FROM_NS, PLAUSIBLE_TO_NS, SPAN_STAGE_COLUMNS } from './spanSql';
+import { recordSkips } from './skips';
 import type { ReaderContext } from './types';
 
 export interface FinishOptions {
@@ -32,6 +33,33 @@ export interface FinishResult {
 /** The columns that make two staged rows copies of one span (FinishOptions.dedupe). */
 function dedupeKeySql(options: FinishOptions): string {
   return options.dedupe === 'span-id' ? 'trace_id, span_id' : 'trace_id, span_id, kind, service, start_ns, end_ns';
+}
+
+/** All-zero IDs are invalid by the W3C Trace Context (and OTLP): a writer that never set the ID. */
+const ZERO_TRACE_ID = '0'.repeat(32);
+const ZERO_SPAN_ID = '0'.repeat(16);
+
+/**
+ * The staged line of a document reader's row (Jaeger, Zipkin): negative when the element is not a
+ * span object (`is_span` false), for takeMalformedElements.
+ */
+export const MARKED_LINE_SQL = 'CASE WHEN is_span THEN line ELSE -line END';
+
+/**
+ * Records and removes the staged rows of elements that are not span objects (MARKED_LINE_SQL):
+ * each a 'malformed-element' cited by its element number. Returns how many.
+ */
+export async function takeMalformedElements(ctx: ReaderContext, table: string, expected: string): Promise<number> {
+  const t = assertIdentifier(table);
+  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(*) AS n FROM ${t} WHERE line < 0`);
+  if (n === 0) return 0;
+  await ctx.store.run(
+    `INSERT INTO load_issues SELECT $1, -line, 'warning', 'malformed-element', $2 FROM ${t} WHERE line < 0 ORDER BY -line`,
+    [ctx.sourceId, `expected ${expected}, found another JSON value; skipped`],
+  );
+  await recordSkips(ctx.store, ctx.sourceId, 'malformed-element', n);
+  await ctx.store.run(`DELETE FROM ${t} WHERE line < 0`);
+  return n;
 }
 
 /** Creates (or replaces) an empty staging table with the shared span columns. */
@@ -118,8 +146,8 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
             min(line) FILTER (WHERE nth = 1 AND end_ns < start_ns) AS negative_line,
             count(*) FILTER (WHERE nth = 1 AND same_id > copies) AS shared,
             min(line) FILTER (WHERE nth = 1 AND same_id > copies) AS shared_line,
-            count(*) FILTER (WHERE nth = 1 AND NOT (regexp_full_match(trace_id, '[0-9a-f]{32}') AND regexp_full_match(span_id, '[0-9a-f]{16}'))) AS bad_id,
-            min(line) FILTER (WHERE nth = 1 AND NOT (regexp_full_match(trace_id, '[0-9a-f]{32}') AND regexp_full_match(span_id, '[0-9a-f]{16}'))) AS bad_id_line
+            count(*) FILTER (WHERE nth = 1 AND (NOT (regexp_full_match(trace_id, '[0-9a-f]{32}') AND regexp_full_match(span_id, '[0-9a-f]{16}')) OR trace_id = '${ZERO_TRACE_ID}' OR span_id = '${ZERO_SPAN_ID}')) AS bad_id,
+            min(line) FILTER (WHERE nth = 1 AND (NOT (regexp_full_match(trace_id, '[0-9a-f]{32}') AND regexp_full_match(span_id, '[0-9a-f]{16}')) OR trace_id = '${ZERO_TRACE_ID}' OR span_id = '${ZERO_SPAN_ID}')) AS bad_id_line
      FROM k`,
     [PLAUSIBLE_FROM_NS, PLAUSIBLE_TO_NS],
   );
@@ -157,7 +185,7 @@ export async function publishStage(ctx: ReaderContext, table: string, s: StageCh
   await ctx.store.run(`DROP TABLE ${t}`);
 
   await recordChecks(ctx, s, options);
-  return { records: s.total - s.no_id - s.dup, skipped: s.no_id };
+  return { records: s.total - s.no_id - s.dup, skipped: s.no_id + s.dup };
 }
 
 /**
@@ -180,13 +208,15 @@ async function issue(ctx: ReaderContext, line: number | null, severity: string, 
 async function recordChecks(ctx: ReaderContext, s: StageChecks, options: FinishOptions): Promise<void> {
   const where = ctx.sniff.lineDelimited ? 'line' : 'element';
   if (s.no_id > 0) {
-    await issue(ctx, s.no_id_line, 'warning', 'missing-field',
+    await issue(ctx, s.no_id_line, 'warning', 'span-without-id',
       `${s.no_id} span(s) without a trace ID or span ID skipped (first at ${where} ${s.no_id_line})`);
+    await recordSkips(ctx.store, ctx.sourceId, 'span-without-id', s.no_id);
   }
   if (s.dup > 0) {
     const conflict = s.dup_conflict > 0 ? `; ${s.dup_conflict} of them differ in kind, service or times (first copy kept)` : '';
     await issue(ctx, s.dup_line, 'warning', 'duplicate-span',
       `${s.dup} duplicate span row(s) dropped: the same span exported more than once (first at ${where} ${s.dup_line})${conflict}`);
+    await recordSkips(ctx.store, ctx.sourceId, 'duplicate-span', s.dup);
   }
   if (s.implausible > 0) {
     const unit = options.sourceUnit === 'ns' ? 'epoch nanoseconds (*UnixNano)' : 'epoch microseconds';
@@ -208,6 +238,6 @@ async function recordChecks(ctx: ReaderContext, s: StageChecks, options: FinishO
   }
   if (s.bad_id > 0) {
     await issue(ctx, s.bad_id_line, 'warning', 'invalid-id',
-      `${s.bad_id} span(s) have a trace ID that is not 32 hex digits or a span ID that is not 16 (kept as found; they cannot join) (first at ${where} ${s.bad_id_line})`);
+      `${s.bad_id} span(s) have a trace ID that is not 32 hex digits, or a span ID that is not 16, or an all-zero ID (kept as found; they cannot join) (first at ${where} ${s.bad_id_line})`);
   }
 }

@@ -17,7 +17,7 @@
 import { InputError } from '../errors';
 import { compressionOf } from './ndjsonLines';
 import { asInputError, maxDocumentBytes } from './spanDocument';
-import { createSpanStage, finishSpans } from './spanStage';
+import { createSpanStage, finishSpans, MARKED_LINE_SQL, takeMalformedElements } from './spanStage';
 import { kindSql, microsToNanosSql, normalizeIdSql, tagStatusSql } from './spanSql';
 import type { ReaderContext, ReaderResult } from './types';
 
@@ -34,12 +34,12 @@ const STAGE_SQL = `
   flat AS (
     SELECT elem_no, unnest(CASE WHEN json_type(e) = 'ARRAY' THEN json_extract(e, '$[*]') ELSE [e] END) AS sp_json FROM elems),
   sp AS (
-    SELECT row_number() OVER () AS line, json_transform(sp_json, $4) AS s FROM flat),
+    SELECT row_number() OVER () AS line, json_type(sp_json) = 'OBJECT' AS is_span, json_transform(sp_json, $4) AS s FROM flat),
   t AS (
-    SELECT line, s, s.traceId AS tid, s.id AS sid, s.parentId AS pid, coalesce(s.tags, MAP {}) AS tags,
+    SELECT line, is_span, s, s.traceId AS tid, s.id AS sid, s.parentId AS pid, coalesce(s.tags, MAP {}) AS tags,
            ${microsToNanosSql('s.timestamp')} AS start_ns
     FROM sp)
-  SELECT line, ${normalizeIdSql('tid', 16)}, ${normalizeIdSql('sid', 8)}, ${normalizeIdSql('pid', 8)},
+  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, '64-bit')}, ${normalizeIdSql('sid', 8, 'none')}, ${normalizeIdSql('pid', 8, 'none')},
          s.name, ${kindSql('s.kind')}, s.localEndpoint.serviceName,
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', true)}, tags,
@@ -56,10 +56,12 @@ export async function readZipkin(ctx: ReaderContext): Promise<ReaderResult> {
     await ctx.store.run(`DROP TABLE ${stage}`);
     throw asInputError(err, ctx.path, 'a complete Zipkin v2 JSON array of spans');
   }
-  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(*) AS n FROM ${stage}`);
+  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(*) AS n FROM ${stage} WHERE line > 0`);
   if (n === 0) {
     await ctx.store.run(`DROP TABLE ${stage}`);
-    throw new InputError(ctx.path, 1, 'a Zipkin v2 JSON array of spans', 'an empty array');
+    throw new InputError(ctx.path, 1, 'a Zipkin v2 JSON array of spans', 'an empty array, or no span objects in it');
   }
-  return finishSpans(ctx, stage, { dedupe: 'exact', sourceUnit: 'µs' });
+  const malformed = await takeMalformedElements(ctx, stage, 'a Zipkin span object');
+  const result = await finishSpans(ctx, stage, { dedupe: 'exact', sourceUnit: 'µs' });
+  return { records: result.records, skipped: result.skipped + malformed };
 }

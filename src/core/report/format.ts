@@ -71,3 +71,12 @@ export function verdictLabel(status: string): string {
       return status.toUpperCase();
   }
 }
+
+/**
+ * Where a finding is: `file:17` for a line, `file (element 17)` for an element of a JSON document
+ * (a span's position in a Jaeger or Zipkin file is not a line, and `file:17` would read as one).
+ */
+export function formatPosition(path: string, line: number | null, position: 'line' | 'element'): string {
+  if (line === null) return path;
+  return position === 'element' ? `${path} (element ${line})` : `${path}:${line}`;
+}

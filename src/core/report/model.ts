@@ -29,12 +29,19 @@ export interface SourceSummary {
   side: 'client' | 'server' | 'summary';
   bytes: number;
   records: number;
+  /** Units skipped, all kinds together; `skipped_by_kind` has them by kind, each in its unit. */
   skipped: number;
+  /** Skip kind (formats/skips.ts) → how many units of it were skipped (records + skipped = what the file holds). */
+  skipped_by_kind: Record<string, { unit: string; count: number }>;
+  /** What the `line` of this file's load issues counts: lines (NDJSON, CSV) or elements (JSON documents). */
+  position: 'line' | 'element';
 }
 
 export interface LoadIssue {
   path: string;
+  /** Line (or element, see `position`) the issue is about; null for a whole-file note. */
   line: number | null;
+  position: 'line' | 'element';
   severity: 'error' | 'warning' | 'info';
   code: string;
   message: string;

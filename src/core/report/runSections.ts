@@ -4,7 +4,7 @@
  */
 import type { GateResult, K6SummaryComparison, QuantileSummary, Report, TraceBreakdown } from './model';
 import { lines, table, type Section } from './document';
-import { formatCount, formatMegabytes, formatMetricValue, formatMs, formatNumber, formatShare, MISSING } from './format';
+import { formatCount, formatMegabytes, formatMetricValue, formatMs, formatNumber, formatPosition, formatShare, MISSING } from './format';
 
 export function ledgerSection(report: Report): Section {
   const o = report.outcomes;
@@ -200,9 +200,13 @@ export function inputsSection(report: Report): Section {
       .map(([code, n]) => `${code} ${formatCount(n)}`)
       .join(', ');
     blocks.push(lines([`${formatCount(issues.total)} load issues: ${byCode}`]));
+    const skips = report.inputs.flatMap((s) =>
+      Object.entries(s.skipped_by_kind).map(([code, k]) => `${s.path}: skipped ${formatCount(k.count)} ${k.unit}${k.count === 1 ? '' : 's'} (${code})`),
+    );
+    if (skips.length > 0) blocks.push(lines(skips, true));
     blocks.push(
       lines(
-        issues.examples.map((e) => `${e.path}${e.line === null ? '' : `:${e.line}`}: ${e.severity} ${e.code}: ${e.message}`),
+        issues.examples.map((e) => `${formatPosition(e.path, e.line, e.position)}: ${e.severity} ${e.code}: ${e.message}`),
         true,
       ),
     );

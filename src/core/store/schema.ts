@@ -5,7 +5,7 @@ import { PHASEWISE_VERSION } from '../version';
  * The marker of a Phasewise database: its first table, one row. `--db` refuses any database without
  * it (it is someone else's data) or with a newer schema_version (a newer Phasewise wrote it).
  * This versions the loaded tables below; the derived tables of the analysis keep their own stamps.
- * History: 1, the first marked schema (the tables below, load_issues with unit and count).
+ * History: 1, the first marked schema (the tables below, with load_skips).
  */
 export const MARKER_TABLE = 'phasewise_store';
 export const STORE_NAME = 'phasewise-run';
@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS sources (
   side VARCHAR NOT NULL,            -- client | server | summary
   bytes BIGINT,
   records BIGINT,                   -- rows this file contributed to its table
-  skipped BIGINT                    -- lines/elements skipped (each one also in load_issues)
+  skipped BIGINT,                   -- units skipped, all kinds (load_skips has them by kind)
+  position VARCHAR                  -- what the line columns of this file's rows count: line | element
 );
 
 -- Every skipped line or element, and every warning a reader has about a file.
@@ -52,6 +53,15 @@ CREATE TABLE IF NOT EXISTS load_issues (
   severity VARCHAR,                 -- error | warning | info
   code VARCHAR,                     -- e.g. malformed-json, truncated-line, missing-field, prompt-text-dropped
   message VARCHAR
+);
+
+-- What each file's reader skipped, counted by kind in the kind's unit (formats/skips.ts): lines,
+-- elements, documents, spans or requests. Every skip also has its load_issues row(s), with lines.
+CREATE TABLE IF NOT EXISTS load_skips (
+  source_id INTEGER,
+  code VARCHAR,                     -- a key of SKIP_KINDS
+  unit VARCHAR,                     -- line | element | document | span | request
+  count BIGINT
 );
 
 -- One row per client request that was started (sent or attempted). Generator-dropped iterations are
@@ -138,7 +148,7 @@ CREATE TABLE IF NOT EXISTS k6_summary (
 `;
 
 /** The tables readers fill (above), emptied together when a store is loaded again. */
-export const LOADED_TABLES = ['sources', 'load_issues', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
+export const LOADED_TABLES = ['sources', 'load_issues', 'load_skips', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
 
 /**
  * Creates the tables in a store that is ours: a new database (the marker is written first, in the

@@ -21,7 +21,7 @@ export async function loadInto(files: string[], traceIdTag?: string): Promise<{ 
 /** A ReaderContext for calling one reader or helper directly (source registered in `sources`). */
 export async function contextFor(store: DuckStore, file: string, sourceId = 1, traceIdTag = 'trace_id'): Promise<ReaderContext> {
   const sniff = await sniffFile(file);
-  await store.run('INSERT INTO sources VALUES ($1, $2, $3, $4, 0, 0, 0)', [sourceId, file, sniff.format, sniff.side]);
+  await store.run('INSERT INTO sources VALUES ($1, $2, $3, $4, 0, 0, 0, $5)', [sourceId, file, sniff.format, sniff.side, sniff.lineDelimited ? 'line' : 'element']);
   return { store, sourceId, path: file, sniff, traceIdTag };
 }
 

@@ -114,7 +114,7 @@ describe('k6 JSON reader', () => {
 
   it('reads a file with a finding again with line numbers, and cites the finding by line', async () => {
     // Drop the http_req_duration Point of one request: its other Points still group, without a
-    // duration (the 'missing-field' finding). The expected line is the first line of that request's
+    // duration (the 'incomplete-request' finding). The expected line is the first line of that request's
     // Points, found here by a plain JS pass over the file.
     const lines = fs.readFileSync(JOINED, 'utf8').split('\n').filter((l) => l.length > 0);
     type Pt = { type: string; metric: string; data: { time?: string; metadata?: { trace_id?: string } } };
@@ -127,7 +127,7 @@ describe('k6 JSON reader', () => {
     const file = path.join(dir, 'no-duration.ndjson');
     fs.writeFileSync(file, kept.join('\n') + '\n');
     const store = await load([file]);
-    const found = (await issuesOf(store)).filter((i) => i.code === 'missing-field');
+    const found = (await issuesOf(store)).filter((i) => i.code === 'incomplete-request');
     assert.deepStrictEqual(found.map((i) => [i.line, i.severity]), [[firstLine, 'warning']]);
     // 119 requests load, every one with its line (the numbered read), none with the victim's trace ID.
     const [n] = await store.all<{ n: number; numbered: number; victim: number }>(

@@ -198,7 +198,7 @@ describe('span readers: OTLP JSON', () => {
     assert.strictEqual(loaded.records, 46);
     assert.strictEqual(loaded.skipped, 1);
     const found = await issues(store, loaded.sourceId);
-    assert.deepStrictEqual(found.map((i) => [i.line, i.severity, i.code]), [[2, 'warning', 'missing-field']]);
+    assert.deepStrictEqual(found.map((i) => [i.line, i.severity, i.code]), [[2, 'warning', 'foreign-line']]);
   });
 
   it('reads a gzip file by content', async () => {

@@ -17,16 +17,16 @@ export function handBuiltReport(): Report {
   return {
     phasewise_version: '0.1.0',
     inputs: [
-      { path: '/runs/k6.ndjson', format: 'k6-json', side: 'client', bytes: 12_582_912, records: 990, skipped: 2 },
-      { path: '/runs/spans.otlp.jsonl', format: 'otlp-json', side: 'server', bytes: 5_242_880, records: 6_400, skipped: 0 },
-      { path: '/runs/summary.json', format: 'k6-summary', side: 'summary', bytes: 4_096, records: 12, skipped: 0 },
+      { path: '/runs/k6.ndjson', format: 'k6-json', side: 'client', bytes: 12_582_912, records: 990, skipped: 2, skipped_by_kind: { 'malformed-json': { unit: 'line', count: 2 } }, position: 'line' },
+      { path: '/runs/spans.otlp.jsonl', format: 'otlp-json', side: 'server', bytes: 5_242_880, records: 6_400, skipped: 0, skipped_by_kind: {}, position: 'line' },
+      { path: '/runs/summary.json', format: 'k6-summary', side: 'summary', bytes: 4_096, records: 12, skipped: 0, skipped_by_kind: {}, position: 'element' },
     ],
     load_issues: {
       total: 2,
       by_code: { 'malformed-json': 2 },
       examples: [
-        { path: '/runs/k6.ndjson', line: 17, severity: 'warning', code: 'malformed-json', message: 'line is not JSON' },
-        { path: '/runs/k6.ndjson', line: 4242, severity: 'warning', code: 'malformed-json', message: 'line is not JSON' },
+        { path: '/runs/k6.ndjson', line: 17, position: 'line', severity: 'warning', code: 'malformed-json', message: 'line is not JSON' },
+        { path: '/runs/k6.ndjson', line: 4242, position: 'line', severity: 'warning', code: 'malformed-json', message: 'line is not JSON' },
       ],
     },
     join: {

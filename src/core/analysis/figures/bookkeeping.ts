@@ -12,10 +12,15 @@ import type { K6SummaryComparison, LoadIssue, Report, SourceSummary } from '../.
 export const MAX_ISSUE_EXAMPLES = 20;
 
 export async function readInputs(store: QueryRunner): Promise<SourceSummary[]> {
-  const rows = await query<{ path: string; format: string; side: string; bytes: unknown; records: unknown; skipped: unknown }>(
+  const rows = await query<{ id: number; path: string; format: string; side: string; bytes: unknown; records: unknown; skipped: unknown; position: string | null }>(
     store,
     'inputs',
-    'SELECT path, format, side, bytes, records, skipped FROM sources ORDER BY source_id',
+    'SELECT source_id AS id, path, format, side, bytes, records, skipped, position FROM sources ORDER BY source_id',
+  );
+  const skips = await query<{ id: number; code: string; unit: string; n: unknown }>(
+    store,
+    'skips by kind',
+    'SELECT source_id AS id, code, any_value(unit) AS unit, sum(count) AS n FROM load_skips GROUP BY source_id, code ORDER BY source_id, code',
   );
   return rows.map((r) => ({
     path: r.path,
@@ -24,6 +29,8 @@ export async function readInputs(store: QueryRunner): Promise<SourceSummary[]> {
     bytes: finiteOrNull(r.bytes) ?? 0,
     records: finiteOrNull(r.records) ?? 0,
     skipped: finiteOrNull(r.skipped) ?? 0,
+    skipped_by_kind: Object.fromEntries(skips.filter((k) => k.id === r.id).map((k) => [k.code, { unit: k.unit, count: finiteOrNull(k.n) ?? 0 }])),
+    position: r.position === 'element' ? 'element' : 'line',
   }));
 }
 
@@ -33,11 +40,11 @@ export async function readLoadIssues(store: QueryRunner): Promise<Report['load_i
     'load issue counts',
     'SELECT code, count(*) AS n FROM load_issues GROUP BY code ORDER BY n DESC, code',
   );
-  const examples = await query<{ path: string | null; line: unknown; severity: string | null; code: string | null; message: string | null }>(
+  const examples = await query<{ path: string | null; line: unknown; position: string | null; severity: string | null; code: string | null; message: string | null }>(
     store,
     'load issue examples',
     // Errors first: they are what the user has to fix; then in file order.
-    `SELECT s.path, i.line, i.severity, i.code, i.message
+    `SELECT s.path, i.line, s.position, i.severity, i.code, i.message
      FROM load_issues i LEFT JOIN sources s USING (source_id)
      ORDER BY CASE i.severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, i.source_id, i.line NULLS LAST
      LIMIT $1`,
@@ -56,6 +63,7 @@ export async function readLoadIssues(store: QueryRunner): Promise<Report['load_i
       (e): LoadIssue => ({
         path: e.path ?? '(unknown source)',
         line: finiteOrNull(e.line),
+        position: e.position === 'element' ? 'element' : 'line',
         severity: e.severity === 'error' || e.severity === 'info' ? e.severity : 'warning',
         code: e.code ?? 'unknown',
         message: e.message ?? '',

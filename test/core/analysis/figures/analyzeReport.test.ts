@@ -19,18 +19,19 @@ describe('report bookkeeping', () => {
     try {
       await createBreakdownTables(store);
       await insertRequests(store, [{ offset_ms: 0, client_total_ms: 10, server_root_ms: 8 }]);
-      await store.run(`INSERT INTO sources VALUES (1, '/runs/k6.ndjson', 'k6-json', 'client', 100, 1, 24), (2, '/runs/spans.jsonl', 'otlp-json', 'server', 50, 4, 1)`);
+      await store.run(`INSERT INTO sources VALUES (1, '/runs/k6.ndjson', 'k6-json', 'client', 100, 1, 24, 'line'), (2, '/runs/spans.jsonl', 'otlp-json', 'server', 50, 4, 1, 'line')`);
       // 24 malformed lines in the k6 file, 1 truncated line (an error) in the span file
       await store.run(`INSERT INTO load_issues SELECT 1, range + 1, 'warning', 'malformed-json', 'bad line' FROM range(24)`);
       await store.run(`INSERT INTO load_issues VALUES (2, 7, 'error', 'truncated-line', 'cut short')`);
+      await store.run(`INSERT INTO load_skips VALUES (1, 'malformed-json', 'line', 24)`);
       await store.run(`INSERT INTO k6_summary VALUES (1, 'http_req_duration', 'p(95)', 30.5), (1, 'http_req_duration', 'avg', 21), (1, 'iterations', 'count', 1)`);
       const report = await buildReport(store, DEFAULT_ANALYSIS_OPTIONS, [], { phaseColumns: PHASE_COLUMNS, warnings: ['from the join'], join: joinSummary(1, 1), slowTraces: [] });
       assert.strictEqual(report.load_issues.total, 25);
       assert.deepStrictEqual(report.load_issues.by_code, { 'malformed-json': 24, 'truncated-line': 1 });
       assert.strictEqual(report.load_issues.examples.length, 20);
-      assert.deepStrictEqual(report.load_issues.examples[0], { path: '/runs/spans.jsonl', line: 7, severity: 'error', code: 'truncated-line', message: 'cut short' });
+      assert.deepStrictEqual(report.load_issues.examples[0], { path: '/runs/spans.jsonl', line: 7, position: 'line', severity: 'error', code: 'truncated-line', message: 'cut short' });
       assert.deepStrictEqual([report.load_issues.examples[1].path, report.load_issues.examples[1].line], ['/runs/k6.ndjson', 1]);
-      assert.deepStrictEqual(report.inputs[0], { path: '/runs/k6.ndjson', format: 'k6-json', side: 'client', bytes: 100, records: 1, skipped: 24 });
+      assert.deepStrictEqual(report.inputs[0], { path: '/runs/k6.ndjson', format: 'k6-json', side: 'client', bytes: 100, records: 1, skipped: 24, skipped_by_kind: { 'malformed-json': { unit: 'line', count: 24 } }, position: 'line' });
       assert.deepStrictEqual(report.k6_summaries, [{ path: '/runs/k6.ndjson', metrics: { http_req_duration: { avg: 21, 'p(95)': 30.5 }, iterations: { count: 1 } } }]);
       assert.strictEqual(report.warnings[0], 'from the join');
       assert.match(report.definitions.itl_ms, /after the first one \(TTFT excluded\)/);

@@ -1,0 +1,191 @@
+/**
+ * The line-exact slow path's first step (ndjsonLines.ts, csvRows.ts): the file, decompressed, copied
+ * to a temporary plain file that DuckDB's line reader can always read, with every line where it was.
+ *
+ * Why JavaScript here: DuckDB's CSV reader (the only one that yields physical lines) stops with "the
+ * CSV Parser state machine reached an invalid state" on a carriage return it did not expect (CRLF
+ * lines mixed with LF ones, a stray CR), on invalid UTF-8 and on a line past max_line_size; and its
+ * gzip reader does not check the CRC, so a corrupt file read as garbage lines. This pass runs only
+ * when a file has something to report (the fast paths never call it), streams with native Buffer
+ * searches (no per-line decoding), and hands DuckDB lines it reads without fail:
+ * - a CRLF ending loses its CR; other CRs become U+E00D and are restored by the SQL (crLines);
+ * - a leading UTF-8 byte-order mark is dropped;
+ * - a line that is not UTF-8, or longer than maxLineBytes, is replaced by SKIPPED_LINE and listed
+ *   in `special`, so it is reported with its number and never parsed;
+ * - gzip errors are caught with the number of the line they happened in.
+ */
+import { isUtf8 } from 'buffer';
+import { createReadStream, createWriteStream } from 'fs';
+import { rm } from 'fs/promises';
+import * as os from 'os';
+import * as path from 'path';
+import { createGunzip } from 'zlib';
+
+/** What replaces a line the pass skipped (never a valid JSON or CSV line, never blank). */
+export const SKIPPED_LINE = '\u0001phasewise-skipped-line';
+
+/** Replaces a CR that is not part of a CRLF ending, so DuckDB's line reader accepts the line. */
+export const CR_STAND_IN = '\ue00d';
+
+export interface SpecialLine {
+  line: number;
+  code: 'line-too-long' | 'invalid-utf8';
+  /** Size of the line in bytes. */
+  bytes: number;
+}
+
+export interface GzipProblem {
+  kind: 'crc' | 'truncated' | 'corrupt';
+  /** The line being read when the stream failed (1-based). */
+  line: number;
+}
+
+export interface NormalizedLines {
+  /** The temporary plain file (LF endings). */
+  file: string;
+  /** Physical lines of the (decompressed) input, the last one counted even without a final newline. */
+  lines: number;
+  special: SpecialLine[];
+  /** Lines whose CRs other than a CRLF ending were replaced by CR_STAND_IN. */
+  crLines: number[];
+  /** Lines that ended in CRLF. */
+  crlfLines: number;
+  bom: boolean;
+  gzip?: GzipProblem;
+  remove(): Promise<void>;
+}
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const CR_BYTES = Buffer.from(CR_STAND_IN, 'utf8');
+const SKIPPED_BYTES = Buffer.from(`${SKIPPED_LINE}\n`, 'utf8');
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+let counter = 0;
+
+/** Copies `file` (gunzipped when `gzip`) to a temporary plain file as described in the file header. */
+export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: number): Promise<NormalizedLines> {
+  const out = path.join(os.tmpdir(), `phasewise-lines-${process.pid}-${++counter}.txt`);
+  const result: NormalizedLines = { file: out, lines: 0, special: [], crLines: [], crlfLines: 0, bom: false, remove: () => rm(out, { force: true }) };
+  const writer = createWriteStream(out);
+  const writeDone = new Promise<void>((resolve, reject) => {
+    writer.on('finish', resolve);
+    writer.on('error', reject);
+  });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let tooLong = false;
+  const batch: Buffer[] = [];
+
+  const endLine = (): void => {
+    result.lines++;
+    const line = result.lines;
+    if (tooLong) {
+      result.special.push({ line, code: 'line-too-long', bytes: pendingBytes });
+      batch.push(SKIPPED_BYTES);
+    } else {
+      let buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+      if (line === 1 && buf.subarray(0, 3).equals(BOM)) {
+        result.bom = true;
+        buf = buf.subarray(3);
+      }
+      if (buf.length > 0 && buf[buf.length - 1] === CR) {
+        result.crlfLines++;
+        buf = buf.subarray(0, buf.length - 1);
+      }
+      if (!isUtf8(buf)) {
+        result.special.push({ line, code: 'invalid-utf8', bytes: buf.length });
+        batch.push(SKIPPED_BYTES);
+      } else {
+        if (buf.includes(CR)) {
+          result.crLines.push(line);
+          buf = replaceCr(buf);
+        }
+        batch.push(buf, NEWLINE_BUF);
+      }
+    }
+    pending = [];
+    pendingBytes = 0;
+    tooLong = false;
+  };
+
+  const take = (chunk: Buffer): void => {
+    let from = 0;
+    for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
+      addPart(chunk.subarray(from, nl));
+      endLine();
+      from = nl + 1;
+    }
+    if (from < chunk.length) addPart(chunk.subarray(from));
+  };
+
+  const addPart = (part: Buffer): void => {
+    pendingBytes += part.length;
+    if (tooLong) return;
+    if (pendingBytes > maxLineBytes) {
+      tooLong = true;
+      pending = [];
+      return;
+    }
+    // No copy: file and gunzip streams hand out a new Buffer per chunk, never reused.
+    if (part.length > 0) pending.push(part);
+  };
+
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const data = Buffer.concat(batch);
+    batch.length = 0;
+    if (!writer.write(data)) await new Promise<void>((resolve) => writer.once('drain', resolve));
+  };
+
+  const input = createReadStream(file, { highWaterMark: 1 << 20 });
+  const source: NodeJS.ReadableStream = gzip ? input.pipe(createGunzip()) : input;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      take(chunk);
+      await flush();
+    }
+  } catch (err) {
+    if (!gzip) throw err;
+    result.gzip = { kind: gzipKind(err), line: result.lines + 1 };
+    input.destroy();
+  }
+  if (pendingBytes > 0 || tooLong) endLine();
+  await flush();
+  writer.end();
+  await writeDone;
+  return result;
+}
+
+const NEWLINE_BUF = Buffer.from([NEWLINE]);
+
+function replaceCr(buf: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let cr = buf.indexOf(CR, from); cr !== -1; cr = buf.indexOf(CR, from)) {
+    parts.push(buf.subarray(from, cr), CR_BYTES);
+    from = cr + 1;
+  }
+  parts.push(buf.subarray(from));
+  return Buffer.concat(parts);
+}
+
+function gzipKind(err: unknown): GzipProblem['kind'] {
+  const code = (err as NodeJS.ErrnoException).code;
+  const message = err instanceof Error ? err.message : '';
+  if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(message)) return 'truncated';
+  if (/incorrect data check|crc/i.test(message)) return 'crc';
+  return 'corrupt';
+}
+
+/** What a gzip problem means to the user (the file name is added by the caller). */
+export function describeGzipProblem(problem: GzipProblem): string {
+  switch (problem.kind) {
+    case 'crc':
+      return `a gzip stream whose checksum does not match its data (corrupt; the failure shows at line ${problem.line})`;
+    case 'truncated':
+      return `a gzip stream that ends early (truncated; the data stops in line ${problem.line})`;
+    case 'corrupt':
+      return `a gzip stream that cannot be decompressed past line ${problem.line - 1} (corrupt)`;
+  }
+}
