@@ -7,6 +7,7 @@ import { stat } from 'fs/promises';
 import * as path from 'path';
 import { checkDistinctFiles, checkReadableFile } from '../formats/inputFile';
 import { loadFiles, type LoadedFile } from '../formats/loadFiles';
+import { checkPlausibility } from '../formats/plausibility';
 import type { ProgressSink } from '../formats/types';
 import { markLoadedTablesChanged } from '../analysis/catalog/derivedMeta';
 import { commitLoad, discardLoad, loadingPath, removeStaleLoads } from '../store/databaseFile';
@@ -47,6 +48,7 @@ export async function loadRun(store: QueryRunner, files: RunFiles, options: Load
       );
     }
   }
+  await checkPlausibility(store);
   return loaded;
 }
 

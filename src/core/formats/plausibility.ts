@@ -1,0 +1,105 @@
+/**
+ * Plausibility checks after every file is loaded (DESIGN §7: a unit mistake must not pass silently).
+ * They never change or drop a row; each finding is a warning with a count and an example, on the
+ * span file it is about.
+ *
+ * - Durations against start times, per µs source (Jaeger, Zipkin, whose durations are a field of
+ *   their own): durations written in ns instead of µs (or starts in ms) make a 131 ms root 131,848 ms
+ *   while its children still start milliseconds apart, so the start times spread over a tiny share of
+ *   the longest span and nearly every span overlaps the sibling after it (checkDurationSpread).
+ * - Against the client (a sample of the matched requests, so the cost does not grow with the run):
+ *   a span cannot last much longer than the client request it served (durations are each measured
+ *   on one clock, so this holds whatever the clocks say), and a span that starts hours away from its
+ *   request means a clock or unit mistake, or files from different runs.
+ */
+import type { QueryRunner } from '../store/duckStore';
+
+/** Median share of the longest span's duration covered by the spread of start times, below which durations look 1000× too long. */
+const SPREAD_SHARE = 0.01;
+/** Traces need this many spans for their spread of start times to say anything. */
+const MIN_SPANS = 3;
+/**
+ * Consecutive siblings (by start) that overlap, as a share of all such pairs, above which the spans
+ * look stretched: sequential phases (auth, route, generate) do not overlap, and a prelude followed by
+ * a long generation alone (a small spread) is a normal LLM trace. Real fan-out traces in our samples
+ * overlap in 9–53 % of the pairs; durations ×1000 made every pair overlap.
+ */
+const OVERLAP_SHARE = 0.9;
+const MIN_PAIRS = 5;
+/** Client requests compared with their spans. */
+const SAMPLE_REQUESTS = 10_000;
+/** A span longer than twice its request and by more than this many ms is not that request's span. */
+const LONGER_BY_MS = 100;
+/** Start times an hour apart are not one request seen from two sides. */
+const FAR_MS = 3_600_000;
+
+export async function checkPlausibility(store: QueryRunner): Promise<void> {
+  await checkDurationSpread(store);
+  await checkAgainstClient(store);
+}
+
+async function checkDurationSpread(store: QueryRunner): Promise<void> {
+  const rows = await store.all<{ source_id: number; traces: number; share: number; pairs: number; overlapping: number; example: string | null; line: number | null }>(
+    `WITH s AS (
+       SELECT * FROM spans WHERE source_id IN (SELECT source_id FROM sources WHERE format IN ('jaeger-json', 'zipkin-json'))),
+     t AS (
+       SELECT source_id, trace_id, (max(start_ns) - min(start_ns)) / 1e6 / max(duration_ms) AS share, arg_max(line, duration_ms) AS line
+       FROM s WHERE duration_ms > 0 GROUP BY source_id, trace_id HAVING count(*) >= ${MIN_SPANS}),
+     siblings AS (
+       SELECT source_id, start_ns, lag(end_ns) OVER (PARTITION BY source_id, trace_id, parent_span_id ORDER BY start_ns, end_ns) AS previous_end
+       FROM s WHERE parent_span_id IS NOT NULL),
+     o AS (
+       SELECT source_id, count(previous_end) AS pairs, count(*) FILTER (WHERE previous_end > start_ns + 1000000) AS overlapping
+       FROM siblings GROUP BY source_id)
+     SELECT t.source_id, count(*) AS traces, median(share) AS share, any_value(o.pairs) AS pairs, any_value(o.overlapping) AS overlapping,
+            arg_min(trace_id, share) AS example, arg_min(line, share) AS line
+     FROM t JOIN o USING (source_id)
+     GROUP BY t.source_id
+     HAVING median(share) < ${SPREAD_SHARE} AND any_value(o.pairs) >= ${MIN_PAIRS} AND any_value(o.overlapping) >= ${OVERLAP_SHARE} * any_value(o.pairs)`,
+  );
+  for (const r of rows) {
+    await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'implausible-duration', $3)`, [
+      r.source_id,
+      r.line,
+      `span durations look about 1000× too long for their start times: in ${r.traces} trace(s) the start times spread over a median ${(r.share * 100).toFixed(2)}% of the longest span, and ${r.overlapping} of ${r.pairs} consecutive sibling spans overlap (e.g. trace ${r.example}). Were the durations written in ns instead of µs (or the start times in ms)? Values loaded as found`,
+    ]);
+  }
+}
+
+async function checkAgainstClient(store: QueryRunner): Promise<void> {
+  const rows = await store.all<{ source_id: number; compared: number; longer: number; longer_line: number | null; longer_example: string | null; far: number; far_line: number | null; far_hours: number | null }>(
+    `WITH c AS (
+       SELECT trace_id, start_ms, client_total_ms FROM client_requests
+       WHERE trace_id IS NOT NULL AND client_total_ms > 0
+       USING SAMPLE reservoir(${SAMPLE_REQUESTS} ROWS) REPEATABLE (7)),
+     j AS (
+       SELECT s.source_id, s.line, s.trace_id, s.name, s.duration_ms, s.start_ns, c.start_ms, c.client_total_ms
+       FROM spans s JOIN c USING (trace_id))
+     SELECT source_id, count(DISTINCT trace_id) AS compared,
+            count(*) FILTER (WHERE duration_ms > 2 * client_total_ms AND duration_ms - client_total_ms > ${LONGER_BY_MS}) AS longer,
+            min(line) FILTER (WHERE duration_ms > 2 * client_total_ms AND duration_ms - client_total_ms > ${LONGER_BY_MS}) AS longer_line,
+            arg_max(format('trace {}, span {} of {} ms against the request''s {} ms', trace_id, to_json(left(name, 60)), round(duration_ms, 1), round(client_total_ms, 1)), duration_ms / client_total_ms)
+              FILTER (WHERE duration_ms > 2 * client_total_ms AND duration_ms - client_total_ms > ${LONGER_BY_MS}) AS longer_example,
+            count(DISTINCT trace_id) FILTER (WHERE abs(start_ns / 1e6 - start_ms) > ${FAR_MS}) AS far,
+            min(line) FILTER (WHERE abs(start_ns / 1e6 - start_ms) > ${FAR_MS}) AS far_line,
+            median(abs(start_ns / 1e6 - start_ms)) FILTER (WHERE abs(start_ns / 1e6 - start_ms) > ${FAR_MS}) / 3600000 AS far_hours
+     FROM j GROUP BY source_id`,
+  );
+  for (const r of rows) {
+    const sample = `of ${r.compared} request(s) compared (a sample of at most ${SAMPLE_REQUESTS.toLocaleString('en-US')})`;
+    if (r.longer > 0) {
+      await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'implausible-duration', $3)`, [
+        r.source_id,
+        r.longer_line,
+        `${r.longer} span(s) last more than twice as long as the client request they belong to, ${sample} (e.g. ${r.longer_example ?? '?'}): a duration in the wrong unit (ns read as µs?) or a trace ID shared by two requests. Values loaded as found`,
+      ]);
+    }
+    if (r.far > 0) {
+      await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'distant-timestamps', $3)`, [
+        r.source_id,
+        r.far_line,
+        `${r.far} trace(s) ${sample} start more than an hour away from their client request (median ${(r.far_hours ?? 0).toFixed(1)} h): a clock or unit mistake, or span and run files from different runs. Durations are unaffected (each is measured on one clock)`,
+      ]);
+    }
+  }
+}
