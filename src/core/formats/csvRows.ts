@@ -103,8 +103,16 @@ async function readRejecting(ctx: ReaderContext, table: string, names: string[],
   await ctx.store.run(
     `INSERT INTO load_issues
      SELECT $1, line, 'warning', 'malformed-csv',
-            'expected a CSV row matching the header (' || arg_min(error_type, column_idx) || ': '
-              || left(arg_min(error_message, column_idx), 120) || '); row skipped'
+            'expected a CSV row with the header''s ${names.length} fields, found '
+              || CASE arg_min(error_type::VARCHAR, column_idx)
+                   WHEN 'MISSING COLUMNS' THEN 'too few fields'
+                   WHEN 'TOO MANY COLUMNS' THEN 'too many fields'
+                   WHEN 'UNQUOTED VALUE' THEN 'a quote inside an unquoted field'
+                   WHEN 'INVALID UNICODE' THEN 'bytes that are not UTF-8'
+                   WHEN 'INVALID ENCODING' THEN 'bytes that are not UTF-8'
+                   WHEN 'LINE SIZE OVER MAXIMUM' THEN 'a line longer than the CSV reader takes'
+                   ELSE 'a row the CSV reader cannot split' END
+              || '; row skipped'
      FROM ${rejects} WHERE NOT list_contains(${specialList}, line) GROUP BY line ORDER BY line`,
     [ctx.sourceId],
   );

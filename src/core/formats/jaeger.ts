@@ -80,7 +80,7 @@ export async function readJaeger(ctx: ReaderContext): Promise<ReaderResult> {
     ]);
   } catch (err) {
     await ctx.store.run(`DROP TABLE ${stage}`);
-    throw asInputError(err, ctx.path, 'a complete Jaeger JSON document ({"data":[{traceID, spans, processes}]})');
+    throw await asInputError(err, ctx.path, ctx.sniff.gzip, 'a complete Jaeger JSON document ({"data":[{traceID, spans, processes}]})');
   }
   const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(*) AS n FROM ${stage} WHERE line > 0`);
   if (n === 0) {

@@ -353,6 +353,6 @@ async function stageDocuments(ctx: ReaderContext): Promise<void> {
       [ctx.path, compressionOf(ctx), await maxDocumentBytes(ctx)],
     );
   } catch (err) {
-    throw asInputError(err, ctx.path, 'a complete OTLP JSON document');
+    throw await asInputError(err, ctx.path, ctx.sniff.gzip, 'a complete OTLP JSON document');
   }
 }

@@ -54,7 +54,7 @@ export async function readZipkin(ctx: ReaderContext): Promise<ReaderResult> {
     await ctx.store.run(`INSERT INTO ${stage} ${STAGE_SQL}`, [ctx.path, compressionOf(ctx), await maxDocumentBytes(ctx), SPAN_SHAPE]);
   } catch (err) {
     await ctx.store.run(`DROP TABLE ${stage}`);
-    throw asInputError(err, ctx.path, 'a complete Zipkin v2 JSON array of spans');
+    throw await asInputError(err, ctx.path, ctx.sniff.gzip, 'a complete Zipkin v2 JSON array of spans');
   }
   const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(*) AS n FROM ${stage} WHERE line > 0`);
   if (n === 0) {
