@@ -27,22 +27,44 @@ export const EXPECTED_FORMATS =
 
 /** Reads up to 64 KiB of the file's (decompressed) text. */
 export async function readHead(file: string): Promise<{ text: string; gzip: boolean }> {
+  const { text, gzip } = await readHeadBytes(file);
+  return { text, gzip };
+}
+
+async function readHeadBytes(file: string): Promise<{ text: string; gzip: boolean; raw: Buffer }> {
   const handle = await open(file, 'r');
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0);
     const raw = buf.subarray(0, bytesRead);
     if (raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b) {
-      return { text: await gunzipPrefix(file), gzip: true };
+      const inner = await gunzipPrefix(file).catch(() => {
+        throw new InputError(file, undefined, 'a gzip file that can be decompressed (it starts like one)', 'a corrupt gzip stream');
+      });
+      return { text: inner.toString('utf8'), gzip: true, raw: inner };
     }
-    return { text: raw.toString('utf8'), gzip: false };
+    return { text: raw.toString('utf8'), gzip: false, raw };
   } finally {
     await handle.close();
   }
 }
 
+/**
+ * UTF-16 and UTF-32 text (a byte-order mark, or a NUL after every ASCII byte): every format we read
+ * is UTF-8, and decoding these as UTF-8 would report the first line as garbage.
+ */
+function otherEncoding(raw: Buffer): string | undefined {
+  if (raw.length >= 4 && raw[0] === 0xff && raw[1] === 0xfe && raw[2] === 0 && raw[3] === 0) return 'UTF-32LE';
+  if (raw.length >= 4 && raw[0] === 0 && raw[1] === 0 && raw[2] === 0xfe && raw[3] === 0xff) return 'UTF-32BE';
+  if (raw.length >= 2 && raw[0] === 0xff && raw[1] === 0xfe) return 'UTF-16LE';
+  if (raw.length >= 2 && raw[0] === 0xfe && raw[1] === 0xff) return 'UTF-16BE';
+  if (raw.length >= 4 && raw[0] !== 0 && raw[1] === 0 && raw[2] !== 0 && raw[3] === 0) return 'UTF-16LE';
+  if (raw.length >= 4 && raw[0] === 0 && raw[1] !== 0 && raw[2] === 0 && raw[3] !== 0) return 'UTF-16BE';
+  return undefined;
+}
+
 /** Decompresses only the beginning of a gzip file (a truncated stream is fine here). */
-async function gunzipPrefix(file: string): Promise<string> {
+async function gunzipPrefix(file: string): Promise<Buffer> {
   const { createReadStream } = await import('fs');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -52,7 +74,7 @@ async function gunzipPrefix(file: string): Promise<string> {
     const finish = (): void => {
       input.destroy();
       gunzip.destroy();
-      resolve(Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8'));
+      resolve(Buffer.concat(chunks).subarray(0, HEAD_BYTES));
     };
     gunzip.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
@@ -78,7 +100,9 @@ const RECORD_KEYS = ['request_id', 'send_offset_ms', 'scheduled_offset_ms', 'out
  * when nothing matches (empty files included).
  */
 export async function sniffFile(file: string): Promise<SniffResult> {
-  const { text, gzip } = await readHead(file);
+  const { text, gzip, raw } = await readHeadBytes(file);
+  const encoding = otherEncoding(raw);
+  if (encoding) throw new InputError(file, 1, `UTF-8 text (${EXPECTED_FORMATS})`, `${encoding} (convert it first, e.g. iconv -f ${encoding} -t UTF-8)`);
   const head = text.replace(/^\uFEFF/, '');
   const trimmed = head.trimStart();
   if (trimmed.length === 0) throw new InputError(file, 1, EXPECTED_FORMATS, 'an empty file');
