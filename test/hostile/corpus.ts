@@ -14,7 +14,7 @@ import { makeFile, type FileSpec } from './recipes';
 
 export interface Expectation {
   exit: number;
-  /** Regular expressions stderr must match ({name} is the case file's path, regex-escaped). */
+  /** Regular expressions (multi-line) stderr must match. */
   stderr?: string[];
   /** …and must not match. */
   notStderr?: string[];
@@ -47,14 +47,18 @@ export interface HostileCase {
   args: string[];
   /** Run as an unprivileged user when the tests run as root (file permissions). */
   unprivileged?: boolean;
+  /** CLI commands run first (each must exit 0), e.g. a load into a --db file. */
+  setup?: string[][];
+  /** DuckDB statements run on a case file after the setup (e.g. to mark a load interrupted). */
+  sql?: Record<string, string[]>;
+  /** chmod (octal) of case files or directories after the setup. */
+  modes?: Record<string, string>;
   expect: Expectation;
 }
 
 export function loadManifest(): HostileCase[] {
   return JSON.parse(fs.readFileSync(fixture('hostile', 'manifest.json'), 'utf8')) as HostileCase[];
 }
-
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function fingerprint(file: string): string {
   const info = fs.statSync(file);
@@ -81,7 +85,6 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
   try {
     const paths: Record<string, string> = {};
     for (const [name, spec] of Object.entries(c.files ?? {})) paths[name] = await makeFile(dir, name, spec);
-    const untouched = new Map((c.expect.untouched ?? []).map((name) => [name, fingerprint(paths[name])]));
     const substitute = (arg: string): string =>
       arg.replace(/\{(shared:|fixture:)?([^}]+)\}/g, (_m, kind: string | undefined, name: string) => {
         if (kind === 'shared:') return path.join(sharedSamplesDir, name);
@@ -89,6 +92,13 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
         if (name === 'dir') return dir;
         return paths[name] ?? path.join(dir, name);
       });
+    for (const command of c.setup ?? []) {
+      const r = await runCli(command.map(substitute), dir, { debug: false });
+      if (r.status !== 0) throw new Error(`setup ${command.join(' ')} exited ${r.status}: ${r.stderr}`);
+    }
+    for (const [name, statements] of Object.entries(c.sql ?? {})) await runSql(substitute(`{${name}}`), statements);
+    for (const [name, mode] of Object.entries(c.modes ?? {})) fs.chmodSync(substitute(`{${name}}`), parseInt(mode, 8));
+    const untouched = new Map((c.expect.untouched ?? []).map((name) => [name, fingerprint(substitute(`{${name}}`))]));
     const args = c.args.map(substitute);
     const result = cli === undefined
       ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged })
@@ -100,12 +110,24 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
     } catch {
       report = undefined;
     }
-    failures.push(...checkExpectation(c, result, report, paths, dir));
-    for (const [name, before] of untouched) if (!fs.existsSync(paths[name]) || fingerprint(paths[name]) !== before) failures.push(`${name} was modified`);
+    failures.push(...checkExpectation(c, result, report, paths));
+    for (const [name, before] of untouched) {
+      const file = substitute(`{${name}}`);
+      if (!fs.existsSync(file) || fingerprint(file) !== before) failures.push(`${name} was modified`);
+    }
     return { result, report, failures };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function runSql(file: string, statements: string[]): Promise<void> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(file);
+  const conn = await instance.connect();
+  for (const sql of statements) await conn.run(sql);
+  conn.closeSync();
+  instance.closeSync();
 }
 
 /** An older build (for the before/after table): the same child process, another cli.js. */
@@ -147,16 +169,15 @@ export function contractViolations(r: CliResult, expectedExit?: number): string[
   return out;
 }
 
-function checkExpectation(c: HostileCase, r: CliResult, report: Report | undefined, paths: Record<string, string>, dir: string): string[] {
+function checkExpectation(c: HostileCase, r: CliResult, report: Report | undefined, paths: Record<string, string>): string[] {
   const e = c.expect;
   const out: string[] = [];
-  const placeholders = (pattern: string): RegExp =>
-    new RegExp(pattern.replace(/\{([^}]+)\}/g, (_m, name: string) => escapeRegex(paths[name] ?? (name === 'dir' ? dir : path.join(dir, name)))), 'm');
+  const re = (pattern: string): RegExp => new RegExp(pattern, 'm');
   if (r.status !== e.exit) out.push(`exit ${r.status}, expected ${e.exit}`);
-  for (const p of e.stderr ?? []) if (!placeholders(p).test(r.stderr)) out.push(`stderr does not match /${p}/`);
-  for (const p of e.notStderr ?? []) if (placeholders(p).test(r.stderr)) out.push(`stderr matches /${p}/`);
-  for (const p of e.stdout ?? []) if (!placeholders(p).test(r.stdout)) out.push(`stdout does not match /${p}/`);
-  for (const p of e.notStdout ?? []) if (placeholders(p).test(r.stdout)) out.push(`stdout matches /${p}/`);
+  for (const p of e.stderr ?? []) if (!re(p).test(r.stderr)) out.push(`stderr does not match /${p}/`);
+  for (const p of e.notStderr ?? []) if (re(p).test(r.stderr)) out.push(`stderr matches /${p}/`);
+  for (const p of e.stdout ?? []) if (!re(p).test(r.stdout)) out.push(`stdout does not match /${p}/`);
+  for (const p of e.notStdout ?? []) if (re(p).test(r.stdout)) out.push(`stdout matches /${p}/`);
   const needsReport = e.cites || e.records || e.skipped || e.codes || e.notCodes || e.requests !== undefined || e.matched !== undefined;
   if (!needsReport) return out;
   if (!report) return [...out, 'no JSON report on stdout'];

@@ -57,8 +57,8 @@ const TRANSFORMS: Readonly<Record<string, (buf: Buffer, ...args: Array<string | 
   },
   append: (buf, text) => Buffer.concat([buf, Buffer.from(String(text), 'utf8')]),
   prepend: (buf, text) => Buffer.concat([Buffer.from(String(text), 'utf8'), buf]),
-  /** A regular-expression replacement over the whole text (flags "g"). */
-  replace: (buf, pattern, replacement) => Buffer.from(buf.toString('utf8').replace(new RegExp(String(pattern), 'g'), String(replacement)), 'utf8'),
+  /** A regular-expression replacement over the whole text (flags "gm": `^` is a line start). */
+  replace: (buf, pattern, replacement) => Buffer.from(buf.toString('utf8').replace(new RegExp(String(pattern), 'gm'), String(replacement)), 'utf8'),
   /** Multiplies every `"key": <integer>` value (Jaeger/Zipkin durations written in ns instead of µs). */
   scaleField: (buf, key, factor) =>
     Buffer.from(buf.toString('utf8').replace(new RegExp(`("${String(key)}"\\s*:\\s*)(\\d+)`, 'g'), (_m, k: string, v: string) => `${k}${BigInt(v) * BigInt(factor)}`), 'utf8'),

@@ -34,10 +34,12 @@ const IDENT = /^[a-z][a-z0-9_]*$/;
  * replaced by `col_<n>` so they can be used in SQL; a name given twice is an InputError (which of
  * the two columns holds the field is anyone's guess).
  */
-export async function readCsvHeader(ctx: ReaderContext): Promise<{ names: string[]; original: string[] }> {
+export async function readCsvHeader(ctx: ReaderContext): Promise<{ names: string[]; original: string[]; carriageReturns: boolean }> {
   const { text } = await readHead(ctx.path);
   const nl = text.indexOf('\n');
   const line = (nl < 0 ? text : text.slice(0, nl)).replace(/^\uFEFF/, '').replace(/\r$/, '');
+  // DuckDB's CSV reader with LF line endings reads a CRLF file as no rows at all, without an error.
+  const carriageReturns = text.includes('\r');
   if (line.trim() === '') throw new InputError(ctx.path, 1, 'a CSV header line', 'an empty line');
   const original = line.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
   const seen = new Map<string, number>();
@@ -49,7 +51,7 @@ export async function readCsvHeader(ctx: ReaderContext): Promise<{ names: string
     seen.set(name, i);
   });
   const names = original.map((c, i) => (IDENT.test(c) ? c : `col_${i + 1}`));
-  return { names, original };
+  return { names, original, carriageReturns };
 }
 
 function source(names: string[], extra: string): string {
@@ -63,10 +65,7 @@ export async function stageCsv(ctx: ReaderContext, table: string): Promise<CsvSt
   const header = await readCsvHeader(ctx);
   const names = header.names;
   let skipped = 0;
-  try {
-    await ctx.store.run(`CREATE OR REPLACE TEMP TABLE ${table} AS SELECT row_number() OVER () + 1 AS line, * FROM ${source(names, '')}`, [ctx.path, compressionOf(ctx)]);
-  } catch (err) {
-    if (!isDataError(err)) throw err;
+  if (header.carriageReturns || !(await readStrict(ctx, table, names))) {
     const norm = await normalizeLines(ctx.path, ctx.sniff.gzip, MAX_LINE_BYTES);
     try {
       if (norm.gzip && norm.gzip.kind !== 'truncated') {
@@ -81,6 +80,17 @@ export async function stageCsv(ctx: ReaderContext, table: string): Promise<CsvSt
   }
   const [{ rows }] = await ctx.store.all<{ rows: number }>(`SELECT count(*) AS rows FROM ${table}`);
   return { rows, skipped, columns: names };
+}
+
+/** The normal path: one strict read of the file; false when DuckDB rejects its content. */
+async function readStrict(ctx: ReaderContext, table: string, names: string[]): Promise<boolean> {
+  try {
+    await ctx.store.run(`CREATE OR REPLACE TEMP TABLE ${table} AS SELECT row_number() OVER () + 1 AS line, * FROM ${source(names, '')}`, [ctx.path, compressionOf(ctx)]);
+    return true;
+  } catch (err) {
+    if (!isDataError(err)) throw err;
+    return false;
+  }
 }
 
 /**

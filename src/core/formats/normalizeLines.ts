@@ -9,6 +9,8 @@
  * when a file has something to report (the fast paths never call it), streams with native Buffer
  * searches (no per-line decoding), and hands DuckDB lines it reads without fail:
  * - a CRLF ending loses its CR; other CRs become U+E00D and are restored by the SQL (crLines);
+ * - U+0001 (the line reader's delimiter) becomes U+0002: a raw control character is never valid JSON
+ *   whichever it is, so the line stays exactly as bad, and is quoted with \u0002 in its message;
  * - a leading UTF-8 byte-order mark is dropped;
  * - a line that is not UTF-8, or longer than maxLineBytes, is replaced by SKIPPED_LINE and listed
  *   in `special`, so it is reported with its number and never parsed;
@@ -22,7 +24,7 @@ import * as path from 'path';
 import { createGunzip } from 'zlib';
 
 /** What replaces a line the pass skipped (never a valid JSON or CSV line, never blank). */
-export const SKIPPED_LINE = '\u0001phasewise-skipped-line';
+export const SKIPPED_LINE = '\u0002phasewise-skipped-line';
 
 /** Replaces a CR that is not part of a CRLF ending, so DuckDB's line reader accepts the line. */
 export const CR_STAND_IN = '\ue00d';
@@ -101,6 +103,7 @@ export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: 
           result.crLines.push(line);
           buf = replaceCr(buf);
         }
+        if (buf.includes(DELIMITER)) buf = replaceDelimiter(buf);
         batch.push(buf, NEWLINE_BUF);
       }
     }
@@ -158,6 +161,14 @@ export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: 
 }
 
 const NEWLINE_BUF = Buffer.from([NEWLINE]);
+
+const DELIMITER = 0x01;
+
+function replaceDelimiter(buf: Buffer): Buffer {
+  const out = Buffer.from(buf);
+  for (let i = out.indexOf(DELIMITER); i !== -1; i = out.indexOf(DELIMITER, i + 1)) out[i] = 0x02;
+  return out;
+}
 
 function replaceCr(buf: Buffer): Buffer {
   const parts: Buffer[] = [];

@@ -1,7 +1,7 @@
 import { createReadStream } from 'fs';
 import { stat } from 'fs/promises';
 import { createGunzip } from 'zlib';
-import { InputError } from '../errors';
+import { InputError, StoreError } from '../errors';
 import type { ReaderContext } from './types';
 
 /**
@@ -44,8 +44,9 @@ const REASONS: ReadonlyArray<[RegExp, string]> = [
  * rethrown unchanged rather than blamed on the file.
  */
 export async function asInputError(err: unknown, file: string, gzip: boolean, expected: string): Promise<unknown> {
-  const message = err instanceof Error ? err.message : String(err);
-  if (!/malformed json|invalid input error|json/i.test(message) || /binder error|out of memory/i.test(message)) return err;
+  if (!(err instanceof StoreError)) return err;
+  const message = err.message;
+  if (!/malformed json|invalid input error/i.test(message) || /binder error|out of memory/i.test(message)) return err;
   const reason = REASONS.find(([re]) => re.test(message))?.[1] ?? 'invalid JSON';
   const byte = /at byte (\d+)/i.exec(message);
   if (!byte) return new InputError(file, undefined, expected, `invalid JSON (${reason})`);

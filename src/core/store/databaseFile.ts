@@ -13,7 +13,7 @@
  *   temp files) until the commit, which at 1M requests spilled gigabytes (see formats/otlp.ts).
  */
 import { constants, existsSync } from 'fs';
-import { access, open, readdir, rename, rm } from 'fs/promises';
+import { access, open, readdir, rename, rm, stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../errors';
 import { MARKER_TABLE, STORE_NAME, STORE_SCHEMA_VERSION } from './schema';
@@ -45,6 +45,8 @@ export interface ProbeConnection {
  */
 export async function inspectDatabase(file: string, conn?: ProbeConnection): Promise<DatabaseState> {
   if (!existsSync(file)) return { kind: 'missing' };
+  const info = await stat(file);
+  if (!info.isFile()) throw new InputError(file, undefined, EXPECTED_DATABASE, info.isDirectory() ? 'a directory' : 'not a regular file');
   await checkHeader(file);
   if (conn) return probe(file, conn);
   const { DuckDBInstance } = await import('@duckdb/node-api');
