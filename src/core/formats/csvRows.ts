@@ -11,8 +11,8 @@
  * `line` (k6 and records files do not have them).
  */
 import { InputError } from '../errors';
-import { compressionOf, isDataError, recordNormalizerFindings } from './ndjsonLines';
-import { describeGzipProblem, normalizeLines } from './normalizeLines';
+import { compressionOf, isDataError, numberedReadIsExact, recordNormalizerFindings } from './ndjsonLines';
+import { BLANK_LINE, describeGzipProblem, normalizeLines } from './normalizeLines';
 import { MAX_LINE_BYTES } from './ndjsonLines';
 import { readHead } from './sniff';
 import { recordSkips } from './skips';
@@ -65,8 +65,10 @@ export async function stageCsv(ctx: ReaderContext, table: string): Promise<CsvSt
   const header = await readCsvHeader(ctx);
   const names = header.names;
   let skipped = 0;
-  if (header.carriageReturns || !(await readStrict(ctx, table, names))) {
-    const norm = await normalizeLines(ctx.path, ctx.sniff.gzip, MAX_LINE_BYTES);
+  // The strict read numbers rows as they come, and DuckDB skips empty lines without a count: only a
+  // file without blank lines is read that way (numberedReadIsExact), the others line by line.
+  if (header.carriageReturns || !(await numberedReadIsExact(ctx)) || !(await readStrict(ctx, table, names))) {
+    const norm = await normalizeLines(ctx.path, ctx.sniff.gzip, MAX_LINE_BYTES, { markBlank: true });
     try {
       if (norm.gzip && norm.gzip.kind !== 'truncated') {
         throw new InputError(ctx.path, norm.gzip.line, 'an intact gzip file', `${describeGzipProblem(norm.gzip)}; nothing was loaded from it`);
@@ -108,8 +110,16 @@ async function readRejecting(ctx: ReaderContext, table: string, names: string[],
   );
   // Integers from the normalizer, not text from the file.
   const specialList = `[${special.map((n) => Math.trunc(n)).join(', ')}]::BIGINT[]`;
-  // DuckDB writes one reject per missing column; one issue per line is what the user needs.
-  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(DISTINCT line) AS n FROM ${rejects} WHERE NOT list_contains(${specialList}, line)`);
+  // DuckDB writes one reject per missing column; one issue per line is what the user needs. A line
+  // of spaces and tabs is blank, not a malformed row (DuckDB skips empty lines itself).
+  const blank = `(trim(coalesce(csv_line, ''), ' ' || chr(9)) = '' OR csv_line = '${BLANK_LINE}')`;
+  const [{ n }] = await ctx.store.all<{ n: number }>(`SELECT count(DISTINCT line) AS n FROM ${rejects} WHERE NOT list_contains(${specialList}, line) AND NOT ${blank}`);
+  const [{ blanks, first }] = await ctx.store.all<{ blanks: number; first: number | null }>(
+    `SELECT count(DISTINCT line) AS blanks, min(line) AS first FROM ${rejects} WHERE NOT list_contains(${specialList}, line) AND ${blank}`,
+  );
+  if (blanks > 0) {
+    await ctx.store.run(`INSERT INTO load_issues VALUES ($1, $2, 'info', 'blank-lines', $3)`, [ctx.sourceId, first, `${blanks} blank line(s) ignored (first at line ${first})`]);
+  }
   await ctx.store.run(
     `INSERT INTO load_issues
      SELECT $1, line, 'warning', 'malformed-csv',
@@ -123,7 +133,7 @@ async function readRejecting(ctx: ReaderContext, table: string, names: string[],
                    WHEN 'LINE SIZE OVER MAXIMUM' THEN 'a line longer than the CSV reader takes'
                    ELSE 'a row the CSV reader cannot split' END
               || '; row skipped'
-     FROM ${rejects} WHERE NOT list_contains(${specialList}, line) GROUP BY line ORDER BY line`,
+     FROM ${rejects} WHERE NOT list_contains(${specialList}, line) AND NOT ${blank} GROUP BY line ORDER BY line`,
     [ctx.sourceId],
   );
   await recordSkips(ctx.store, ctx.sourceId, 'malformed-csv', n);

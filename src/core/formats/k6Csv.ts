@@ -116,7 +116,8 @@ SELECT g.* EXCLUDE (ts, status_txt, error_code_txt, route_txt, model_class_txt, 
        url_txt AS url, session_id_txt AS session_id
 FROM g`;
 
-  await store.run(groupsSql, [tagRegex]);
+  // The tag regex is bound only when the SQL reads extra_tags for the trace ID (a header may lack it).
+  await store.run(groupsSql, traceFromTag.includes('$1') ? [tagRegex] : []);
   await store.run('DROP TABLE k6_csv_rows');
   const [res] = await store.all<{ whole: boolean | null }>(
     'SELECT bool_and(end_ms = round(end_ms / 1000) * 1000) AS whole FROM k6_groups WHERE n_http > 0',

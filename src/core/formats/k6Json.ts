@@ -22,7 +22,7 @@
 import { checkGroups, checkTraceIdTag, finishK6, groupAggregatesSql, groupChecksCiteLines, keptMetricSql, STREAMING_GROUP_SQL, STREAMING_METRICS } from './k6Requests';
 import { runUnordered } from '../store/insertOrder';
 import type { QueryRunner } from '../store/duckStore';
-import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
+import { compressionOf, isDataError, numberedReadIsExact, stageNdjson } from './ndjsonLines';
 import { recordSkips, type SkipCode } from './skips';
 import type { ReaderContext, ReaderResult } from './types';
 
@@ -158,15 +158,19 @@ export async function readK6Json(ctx: ReaderContext): Promise<ReaderResult> {
       return finishK6(ctx, check);
     }
     ctx.progress?.('k6 JSON has findings to report by line; reading it again with line numbers');
-    await readClassified(ctx, NUMBERED_POINTS, params);
+    // A numbered read skips blank lines without counting them: a file with one is staged line by line.
+    if (await numberedReadIsExact(ctx)) {
+      await readClassified(ctx, NUMBERED_POINTS, params);
+      return finishK6(ctx);
+    }
   } catch (err) {
     if (!isDataError(err)) throw err;
-    // Not clean: find and record the bad lines, then read what is valid.
-    ctx.progress?.('k6 JSON has bad lines; reading it line by line');
-    await stageNdjson(ctx, 'k6_lines');
-    await readClassified(ctx, STAGED_POINTS, []);
-    await store.run('DROP TABLE k6_lines');
   }
+  // Not clean: find and record the bad lines, then read what is valid.
+  ctx.progress?.('k6 JSON has bad lines; reading it line by line');
+  await stageNdjson(ctx, 'k6_lines');
+  await readClassified(ctx, STAGED_POINTS, []);
+  await store.run('DROP TABLE k6_lines');
   return finishK6(ctx);
 }
 

@@ -89,7 +89,7 @@ export async function stageNdjson(ctx: ReaderContext, table: string): Promise<Nd
          SELECT line, CASE WHEN ok THEN l END AS doc,
                 CASE WHEN NOT ok THEN left(l, ${QUOTE_CHARS + 1}) END AS bad, coalesce(l = $3, false) AS special
          FROM (SELECT line, l,
-                      CASE WHEN trim(l) = '' OR l = $3 THEN NULL
+                      CASE WHEN trim(l, ' ' || chr(9)) = '' OR l = $3 THEN NULL
                            ELSE json_valid(l) AND starts_with(ltrim(l), '{') END AS ok
                FROM (SELECT line, ${restored} AS l FROM (SELECT row_number() OVER () AS line, l FROM ${LINES_SQL})))`,
       [norm.file, 'uncompressed', SKIPPED_LINE],
@@ -201,6 +201,26 @@ async function noValidLineError(ctx: ReaderContext, totalLines: number): Promise
   const expected = `NDJSON (one JSON object per line) for ${ctx.sniff.format}`;
   if (!first) return new InputError(ctx.path, 1, expected, totalLines === 0 ? 'an empty file' : 'only blank lines');
   return new InputError(ctx.path, first.line, expected, `no valid line (first bad line: ${first.message})`);
+}
+
+/**
+ * Whether a numbered read of ctx.path (row_number() over DuckDB's JSON reader) numbers its lines
+ * exactly: the JSON readers skip blank and whitespace-only lines without counting them, so after one
+ * every cited line would be off. One count over the file's physical lines (DuckDB's line reader, on
+ * every thread) says whether there is any; a file the line reader cannot take (a CR) says no too, and
+ * is staged line by line instead.
+ */
+export async function numberedReadIsExact(ctx: ReaderContext): Promise<boolean> {
+  try {
+    const [row] = await ctx.store.all<{ blank: number }>(
+      `SELECT count(*) FILTER (WHERE l IS NULL OR trim(l, ' ' || chr(9)) = '') AS blank FROM ${LINES_SQL}`,
+      [ctx.path, compressionOf(ctx)],
+    );
+    return row.blank === 0;
+  } catch (err) {
+    if (isDataError(err)) return false;
+    throw err;
+  }
 }
 
 /**

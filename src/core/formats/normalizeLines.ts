@@ -11,7 +11,7 @@
  * - a CRLF ending loses its CR; other CRs become U+E00D and are restored by the SQL (crLines);
  * - U+0001 (the line reader's delimiter) becomes U+0002: a raw control character is never valid JSON
  *   whichever it is, so the line stays exactly as bad, and is quoted with \u0002 in its message;
- * - a leading UTF-8 byte-order mark is dropped;
+ * - leading UTF-8 byte-order marks are dropped;
  * - a line that is not UTF-8, or longer than maxLineBytes, is replaced by SKIPPED_LINE and listed
  *   in `special`, so it is reported with its number and never parsed;
  * - gzip errors are caught with the number of the line they happened in.
@@ -25,6 +25,12 @@ import { createGunzip } from 'zlib';
 
 /** What replaces a line the pass skipped (never a valid JSON or CSV line, never blank). */
 export const SKIPPED_LINE = '\u0002phasewise-skipped-line';
+
+/**
+ * What replaces a blank line when the caller asks (CSV: DuckDB's CSV reader skips empty lines
+ * without counting them, so every later row would get the wrong line; this one it rejects, in place).
+ */
+export const BLANK_LINE = '\u0002phasewise-blank-line';
 
 /** Replaces a CR that is not part of a CRLF ending, so DuckDB's line reader accepts the line. */
 export const CR_STAND_IN = '\ue00d';
@@ -61,12 +67,19 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 const CR_BYTES = Buffer.from(CR_STAND_IN, 'utf8');
 const SKIPPED_BYTES = Buffer.from(`${SKIPPED_LINE}\n`, 'utf8');
+const BLANK_BYTES = Buffer.from(BLANK_LINE, 'utf8');
+
+/** Only spaces and tabs (or nothing). */
+function isBlank(buf: Buffer): boolean {
+  for (const b of buf) if (b !== 0x20 && b !== 0x09) return false;
+  return true;
+}
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 let counter = 0;
 
 /** Copies `file` (gunzipped when `gzip`) to a temporary plain file as described in the file header. */
-export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: number): Promise<NormalizedLines> {
+export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: number, options: { markBlank?: boolean } = {}): Promise<NormalizedLines> {
   const out = path.join(os.tmpdir(), `phasewise-lines-${process.pid}-${++counter}.txt`);
   const result: NormalizedLines = { file: out, lines: 0, special: [], crLines: [], crlfLines: 0, bom: false, remove: () => rm(out, { force: true }) };
   const writer = createWriteStream(out);
@@ -87,7 +100,8 @@ export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: 
       batch.push(SKIPPED_BYTES);
     } else {
       let buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-      if (line === 1 && buf.subarray(0, 3).equals(BOM)) {
+      // Every leading BOM (an editor that added one to a file that had one): DuckDB's JSON reader skips them too.
+      while (line === 1 && buf.subarray(0, 3).equals(BOM)) {
         result.bom = true;
         buf = buf.subarray(3);
       }
@@ -104,7 +118,7 @@ export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: 
           buf = replaceCr(buf);
         }
         if (buf.includes(DELIMITER)) buf = replaceDelimiter(buf);
-        batch.push(buf, NEWLINE_BUF);
+        batch.push(options.markBlank && isBlank(buf) ? BLANK_BYTES : buf, NEWLINE_BUF);
       }
     }
     pending = [];

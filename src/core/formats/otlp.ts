@@ -12,7 +12,7 @@
 import { InputError } from '../errors';
 import { recordSkips } from './skips';
 import { asInputError, maxDocumentBytes } from './spanDocument';
-import { compressionOf, isDataError, stageNdjson } from './ndjsonLines';
+import { compressionOf, isDataError, numberedReadIsExact, stageNdjson } from './ndjsonLines';
 import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishLoadedEvents, publishStage, type FinishOptions } from './spanStage';
 import { runUnordered } from '../store/insertOrder';
 import { kindSql, normalizeIdSql, otlpStatusSql } from './spanSql';
@@ -261,7 +261,8 @@ export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
   await createSpanStage(ctx, stage);
   let skipped = 0;
   if (ctx.sniff.lineDelimited) {
-    let lineByLine = next === 'line-by-line';
+    // A numbered read skips blank lines without counting them: a file with one is staged line by line.
+    let lineByLine = next === 'line-by-line' || !(await numberedReadIsExact(ctx));
     if (!lineByLine) {
       try {
         await withLineLimits(
