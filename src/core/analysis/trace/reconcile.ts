@@ -75,7 +75,7 @@ export async function reconcileTrace(
   if (!r || (r.client_rows === 0 && r.span_count === null)) return undefined;
   const breakdown = toTraceBreakdown(id, r, phases);
   const spans = r.span_count !== null ? await traceWaterfall(store, id, r.root_span_id, phases) : [];
-  return { breakdown, spans, matched: r.matched === true, notes: reconcileNotes(r) };
+  return { breakdown, spans, matched: r.matched === true, notes: [...reconcileNotes(r), ...cycleNotes(spans)] };
 }
 
 function toTraceBreakdown(traceId: string, r: ReconcileRow, phases: readonly PhaseColumn[]): TraceBreakdown {
@@ -98,6 +98,13 @@ function toTraceBreakdown(traceId: string, r: ReconcileRow, phases: readonly Pha
     client_ttft_ms: r.client_ttft_ms,
     server_ttft_ms: r.server_ttft_ms,
   };
+}
+
+/** Spans that start a walk although their parent is in the trace: their parent links form a cycle (traceWaterfall). */
+function cycleNotes(spans: readonly WaterfallSpan[]): string[] {
+  const ids = new Set(spans.map((s) => s.span_id));
+  const starts = spans.filter((s) => s.depth === 0 && s.parent_span_id !== null && ids.has(s.parent_span_id));
+  return starts.map((s) => `span ${s.span_id} (${JSON.stringify(s.name)}) is in a parent cycle: following its parents leads back to it; shown from it, at the top`);
 }
 
 function reconcileNotes(r: ReconcileRow): string[] {

@@ -25,6 +25,10 @@ interface WaterfallRow extends Record<string, unknown> {
  *
  * `phase` is the first phase (in options order) whose selector picks the span, also for nested spans
  * that the phase sum does not count twice: the waterfall shows what each span is.
+ *
+ * Spans whose parent links form a cycle (A's parent is B, B's parent is A) are under no top-most
+ * span: the walk is started again from the earliest span not yet reached, until every span is shown
+ * (such a span is at depth 0 with a parent in the trace; reconcile names the cycle).
  */
 export async function traceWaterfall(
   store: QueryRunner,
@@ -32,7 +36,28 @@ export async function traceWaterfall(
   rootSpanId: string | null,
   phases: readonly PhaseColumn[],
 ): Promise<WaterfallSpan[]> {
-  const rows = await query<WaterfallRow>(
+  const seeds: string[] = [];
+  for (;;) {
+    const rows = await walkTrace(store, traceId, rootSpanId, seeds);
+    const [left] = await query<{ span_id: string | null }>(
+      store,
+      'waterfall: spans not reached',
+      `SELECT s.span_id FROM span_index i JOIN spans s ON s.rowid = i.node_id
+       WHERE i.trace_no = (SELECT trace_no FROM trace_index WHERE trace_id = $1)
+         AND s.span_id NOT IN (SELECT unnest(from_json($2, '["VARCHAR"]')))
+       ORDER BY i.start_ns, s.span_id LIMIT 1`,
+      [traceId, JSON.stringify(rows.map((r) => r.span_id))],
+    );
+    if (left?.span_id === null || left === undefined || seeds.length >= MAX_CYCLE_SEEDS) return rows.map(toWaterfallSpan(phases));
+    seeds.push(left.span_id);
+  }
+}
+
+/** Walks restarted for cycles at most (a trace with more cycles than this shows what was reached). */
+const MAX_CYCLE_SEEDS = 100;
+
+async function walkTrace(store: QueryRunner, traceId: string, rootSpanId: string | null, seeds: readonly string[]): Promise<WaterfallRow[]> {
+  return query<WaterfallRow>(
     store,
     'waterfall',
     `WITH RECURSIVE t AS (
@@ -45,19 +70,23 @@ export async function traceWaterfall(
      ),
      walk(span_id, depth, path) AS (
        SELECT span_id, 0, [{top: CASE WHEN span_id = $2 THEN 0 ELSE 1 END, s: start_ns, id: span_id}]
-       FROM t WHERE parent_missing
+       FROM t WHERE parent_missing OR span_id IN (SELECT unnest(from_json($3, '["VARCHAR"]')))
        UNION ALL
        SELECT c.span_id, w.depth + 1, list_append(w.path, {top: 0, s: c.start_ns, id: c.span_id})
        FROM walk w JOIN t c ON c.parent_span_id = w.span_id
-       WHERE w.depth < 100000
+       -- A cycle walked from its seed comes back to the seed first (each span has one parent): never into a seed.
+       WHERE w.depth < 100000 AND c.span_id NOT IN (SELECT unnest(from_json($3, '["VARCHAR"]')))
      )
      SELECT t.span_id, t.parent_span_id, t.name, t.service, t.kind,
             (t.start_ns - base.base_ns) / 1e6 AS start_ms, t.duration_ms, w.depth, t.phase_mask, t.status
      FROM walk w JOIN t USING (span_id), base
      ORDER BY w.path`,
-    [traceId, rootSpanId],
+    [traceId, rootSpanId, JSON.stringify(seeds)],
   );
-  return rows.map((r) => ({
+}
+
+function toWaterfallSpan(phases: readonly PhaseColumn[]): (r: WaterfallRow) => WaterfallSpan {
+  return (r) => ({
     span_id: r.span_id,
     parent_span_id: r.parent_span_id,
     name: r.name ?? '',
@@ -68,7 +97,7 @@ export async function traceWaterfall(
     depth: r.depth,
     phase: firstPhase(BigInt(r.phase_mask), phases),
     status: r.status ?? 'UNSET',
-  }));
+  });
 }
 
 function firstPhase(mask: bigint, phases: readonly PhaseColumn[]): string | null {
