@@ -9,6 +9,7 @@
  */
 import { InputError } from '../errors';
 import { compressionOf } from './ndjsonLines';
+import { asInputError } from './spanDocument';
 import type { ReaderContext, ReaderResult } from './types';
 
 const INSERT_SQL = `
@@ -27,7 +28,11 @@ FROM m, json_each(mv->'$.thresholds') t`;
 
 export async function readK6Summary(ctx: ReaderContext): Promise<ReaderResult> {
   const { store, sourceId } = ctx;
-  await store.run(INSERT_SQL, [ctx.path, compressionOf(ctx), sourceId]);
+  try {
+    await store.run(INSERT_SQL, [ctx.path, compressionOf(ctx), sourceId]);
+  } catch (err) {
+    throw await asInputError(err, ctx.path, ctx.sniff.gzip, 'a complete k6 summary JSON document');
+  }
   const [{ n, metrics }] = await store.all<{ n: number; metrics: number }>(
     'SELECT count(*) AS n, count(DISTINCT metric) AS metrics FROM k6_summary WHERE source_id = $1',
     [sourceId],
