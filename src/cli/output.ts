@@ -15,6 +15,16 @@ export function note(line: string): void {
  * A failed write (a closed pipe, a full disk) rejects with the OS error, which the error contract
  * reports as bad output, not as a bug.
  */
-export function writeStdout(text: string): Promise<void> {
-  return new Promise((resolve, reject) => process.stdout.write(escapeText(text), (err) => (err ? reject(err) : resolve())));
+export function writeStdout(text: string, options: RawOption = {}): Promise<void> {
+  const out = options.raw ? text : escapeText(text);
+  return new Promise((resolve, reject) => process.stdout.write(out, (err) => (err ? reject(err) : resolve())));
+}
+
+/**
+ * `raw`: the text is written as it is. Only for the self-contained HTML export, whose scripts are
+ * allowed by the hash of their exact text (escaping would change it) and which escapes what it embeds
+ * itself (report/html).
+ */
+export interface RawOption {
+  raw?: boolean;
 }

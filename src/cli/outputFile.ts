@@ -9,6 +9,7 @@ import * as path from 'path';
 import { InputError } from '../core/errors';
 import { escapeText } from '../core/escape';
 import { osReason } from './errorContract';
+import type { RawOption } from './output';
 
 const EXPECTED = 'a file path for --out (in an existing directory this user can write to)';
 
@@ -32,8 +33,8 @@ export async function checkOutputPath(out: string): Promise<void> {
  * Writes `text` to `out` (see the file header), control characters escaped like stdout (a report file
  * is read with `cat` too); a failure is an InputError naming `out` and why.
  */
-export async function writeOutputFile(out: string, raw: string): Promise<void> {
-  const text = escapeText(raw);
+export async function writeOutputFile(out: string, content: string, options: RawOption = {}): Promise<void> {
+  const text = options.raw ? content : escapeText(content);
   const existing = await stat(out).catch(() => undefined);
   try {
     if (existing && !existing.isFile()) {

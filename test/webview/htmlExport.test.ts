@@ -56,10 +56,10 @@ describe('exported HTML files (analyze / reconcile --format html) in headless Ch
     await closeBrowser();
   });
 
-  it('escapes data for a <script> block so no text from a file can close it', () => {
-    const hostile = { name: '</script><script>alert(1)</script><!-- \u2028 & >' };
+  it('escapes data for a <script> block so no text from a file can close it or stand raw in the file', () => {
+    const hostile = { name: '</script><script>alert(1)</script><!-- \u2028 & >', span: '\u001b]0;PWNED\u0007 \u009b2J \u202eevil\u202c \u200b \ufeff \ud800' };
     const text = jsonForScript(hostile);
-    assert.ok(!/[<>&\u2028\u2029]/.test(text), text);
+    assert.ok(!/[<>&\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u200b\ufeff\ud800]/.test(text), text);
     assert.deepStrictEqual(JSON.parse(text), hostile);
   });
 

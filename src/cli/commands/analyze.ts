@@ -39,10 +39,10 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
   for (const line of skippedLineNotes(report)) note(line);
   const text = html ?? renderReport(report, format as ReportFormat);
   if (out !== undefined) {
-    await writeOutputFile(out, text);
+    await writeOutputFile(out, text, { raw: html !== undefined });
     if (!session.quiet) note(`phasewise: ${verdictTitle(report)}; report written to ${out}`);
   } else if (!session.quiet) {
-    await writeStdout(text);
+    await writeStdout(text, { raw: html !== undefined });
   }
   return exitCodeForVerdict(report.verdict.status);
 }

@@ -6,10 +6,10 @@ import { reconcileTrace } from '../../core/analysis/trace/reconcile';
 import type { QueryRunner } from '../../core/store/duckStore';
 import { InputError } from '../../core/errors';
 import { renderReconciliationLines, renderWaterfallText } from '../../core/report/waterfall';
-import { writeFile } from 'fs/promises';
 import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
+import { checkOutputPath, writeOutputFile } from '../outputFile';
 import { openSession, SESSION_FLAGS, type Session } from '../session';
 
 const RECONCILE_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -34,6 +34,7 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
   const format = flagString(args, 'format') ?? 'text';
   if (format !== 'text' && format !== 'json' && format !== 'html') throw new UsageError(`--format expects text, json or html, got '${format}'`);
   const out = flagString(args, 'out');
+  if (out !== undefined) await checkOutputPath(out);
   const traceId = normalizeTraceId(raw);
   if (traceId === undefined) {
     throw new InputError('--trace', undefined, 'a W3C trace ID of 32 hex digits, not all zero', `'${raw}' (malformed)`);
@@ -47,8 +48,8 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
     if (format === 'html') {
       const html = await (await import('../../core/report/html/export')).traceHtml(session.store, traceId, session.options);
       if (html === undefined) throw absent(traceId, 'absent from the client files and from the span files');
-      if (out !== undefined) await writeFile(out, html, 'utf8');
-      else await writeStdout(html);
+      if (out !== undefined) await writeOutputFile(out, html, { raw: true });
+      else await writeStdout(html, { raw: true });
     } else if (format === 'json') {
       await writeStdout(JSON.stringify(rec, null, 2) + '\n');
     } else {

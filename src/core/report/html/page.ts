@@ -7,6 +7,7 @@
 import { createHash } from 'crypto';
 import { existsSync, readFileSync } from 'fs';
 import * as path from 'path';
+import { escapeLine } from '../../escape';
 import type { EmbeddedPage } from '../view/types';
 
 export type BundleName = 'report' | 'waterfall';
@@ -26,14 +27,16 @@ export function webviewBundleDir(from: string = __dirname): string {
   throw new Error(`the webview bundles are not built (no dist/webview/report.js above ${from}): run npm run build`);
 }
 
-/** JSON safe inside a <script> block: no `</script>`, `<!--` or line separators can end or bend it. */
+/**
+ * JSON safe inside a <script> block: no `</script>` or `<!--` can end or bend it, and no control, bidi
+ * or separator character from an input file stands raw in the file (the page is also read with `cat`
+ * and `less`); escapeLine's escapes are JSON escapes, so the block parses to the same value.
+ */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value)
+  return escapeLine(JSON.stringify(value))
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+    .replace(/&/g, '\\u0026');
 }
 
 export function escapeHtml(text: string): string {
@@ -77,7 +80,7 @@ export function renderHtmlPage(options: PageOptions): string {
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="phasewise">
-<title>${escapeHtml(options.title)}</title>
+<title>${escapeHtml(escapeLine(options.title))}</title>
 </head>
 <body>
 ${containers}
