@@ -89,6 +89,22 @@ describe('phasewise probe / receive (CLI, fake gateway with the real SDK)', func
     }
   });
 
+  it('an --out or --records in a missing directory is bad input before any request is sent (exit 4, the gateway sees none)', async () => {
+    const gateway = new FakeGateway({ exporterUrl: 'http://127.0.0.1:9/v1/traces', protocol: 'json' });
+    await gateway.start();
+    try {
+      const missing = path.join(dir, 'no-such-dir');
+      for (const args of [['--out', path.join(missing, 'probe.txt')], ['--count', '2', '--records', path.join(missing, 'series.ndjson')], ['--count', '2', '--records', path.join(dir, 'r.ndjson'), '--out', path.join(missing, 'report.txt')]]) {
+        const r = await cli(['probe', '--url', gateway.url, '--timeout', '1s', ...args]);
+        assert.equal(r.status, 4, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, /no-such-dir.*--out|--out.*no-such-dir|a directory that does not exist/, args.join(' '));
+      }
+      assert.equal(gateway.timings.length, 0, 'no request reached the gateway');
+    } finally {
+      await gateway.stop(false);
+    }
+  });
+
   it('probe --count 4 --rate 8: per-request records that the records reader loads as a run, joined to the received spans', async () => {
     const port = await freePort();
     const gateway = new FakeGateway({ exporterUrl: `http://127.0.0.1:${port}/v1/traces`, protocol: 'json', apiToken: TOKEN, tokens: 3, tokenDelayMs: 5 });

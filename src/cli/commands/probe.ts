@@ -10,7 +10,6 @@
  * 3 the trace arrived but propagation is broken or the phases' spans are missing (instrumentation);
  * 4 bad usage; 130 interrupted. Several at once: 3, then 1, then 2.
  */
-import { writeFile } from 'fs/promises';
 import { analysisFor } from '../../core/run/analyzeFiles';
 import type { TraceBackend } from '../../core/probe/backends/backend';
 import { SpanFileBackend } from '../../core/probe/backends/localBackends';
@@ -26,6 +25,7 @@ import { flagBoolean, flagString, parseArgs, parseDurationMs, UsageError, type F
 import { EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INSTRUMENTATION_FAILURE, EXIT_INTERRUPTED, EXIT_PASS } from '../exitCodes';
 import { markInterrupted } from '../interrupt';
 import { note, writeStdout } from '../output';
+import { checkOutputPath, writeOutputFile } from '../outputFile';
 import { listenFlag } from './receive';
 
 export const PROBE_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -62,6 +62,8 @@ export async function runProbeCommand(argv: readonly string[]): Promise<number> 
   if (flagString(args, 'count') !== undefined) return (await import('./probeSeries')).runProbeSeries(args, format);
 
   const { request, options } = await requestFromFlags(args);
+  const out = flagString(args, 'out');
+  if (out !== undefined) await checkOutputPath(out); // before the request: a typo should not cost a probe
   const controller = new AbortController();
   const stopInterrupt = onInterrupt(controller);
   let embedded: EmbeddedReceiver | undefined;
@@ -83,7 +85,7 @@ export async function runProbeCommand(argv: readonly string[]): Promise<number> 
       },
     });
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
-    await emit(result, format, flagString(args, 'out'), quiet);
+    await emit(result, format, out, quiet);
     return probeExitCode(result);
   } finally {
     stopInterrupt();
@@ -102,7 +104,7 @@ export function probeExitCode(r: ProbeResult): number {
 
 async function emit(result: ProbeResult, format: string, out: string | undefined, quiet: boolean): Promise<void> {
   const text = format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderProbeText(result).join('\n') + '\n';
-  if (out !== undefined) await writeFile(out, text, 'utf8');
+  if (out !== undefined) await writeOutputFile(out, text);
   else if (!quiet) await writeStdout(text);
 }
 

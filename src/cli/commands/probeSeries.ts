@@ -14,6 +14,7 @@ import { runSeries } from '../../core/probe/series';
 import { flagPositiveInt, flagString, parseDurationMs, UsageError, type ParsedArgs } from '../args';
 import { exitCodeForVerdict, EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
+import { checkOutputPath, writeOutputFile } from '../outputFile';
 import { listenFlag } from './receive';
 import { onInterrupt, requestFromFlags } from './probe';
 
@@ -34,6 +35,9 @@ export async function runProbeSeries(args: ParsedArgs, format: string): Promise<
   const recordsFile = flagString(args, 'records') ?? `probe-${stamp}.records.ndjson`;
   const receive = flagString(args, 'receive');
   const spansFile = receive !== undefined ? flagString(args, 'spans-out') ?? recordsFile.replace(/(\.records)?\.ndjson$/, '') + '.spans.otlp.jsonl' : flagString(args, 'spans');
+  const out = flagString(args, 'out');
+  // Checked before the first request: a typo in a directory should not cost a series.
+  for (const file of [recordsFile, receive !== undefined ? spansFile : undefined, out]) if (file !== undefined) await checkOutputPath(file);
   const { request } = await requestFromFlags(args);
   const traceWaitMs = parseDurationMs(flagString(args, 'timeout') ?? '30s', '--timeout');
   const quietMs = parseDurationMs(flagString(args, 'quiet-period') ?? '1500ms', '--quiet-period');
@@ -70,7 +74,8 @@ export async function runProbeSeries(args: ParsedArgs, format: string): Promise<
     note(`phasewise: records in ${recordsFile}${spansFile ? `, spans in ${spansFile}` : ''}; open them as a run with: phasewise analyze --run ${recordsFile}${spansFile ? ` --spans ${spansFile}` : ''}`);
     const report = await analyzeFiles({ run: [recordsFile], spans: spansFile ? [spansFile] : [], contract: flagString(args, 'contract') });
     const text = format === 'json' ? JSON.stringify({ records: recordsFile, spans: spansFile ?? null, report }, null, 2) + '\n' : renderReport(report, 'text');
-    await writeStdout(text);
+    if (out !== undefined) await writeOutputFile(out, text);
+    else await writeStdout(text);
     const verdict = exitCodeForVerdict(report.verdict.status);
     if (verdict !== EXIT_PASS) return verdict;
     return series.sends.every((s) => s.outcome === 'succeeded') && series.dropped === 0 ? EXIT_PASS : EXIT_FAIL;
