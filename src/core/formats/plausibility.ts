@@ -11,8 +11,11 @@
  *   a span cannot last much longer than the client request it served (durations are each measured
  *   on one clock, so this holds whatever the clocks say), and a span that starts hours away from its
  *   request means a clock or unit mistake, or files from different runs.
+ * - Output-token counts (the one attribute read as a number) that are not a non-negative number
+ *   (`intValue: "12abc"`): the span then has no count, which changes the generation figures per token.
  */
 import type { QueryRunner } from '../store/duckStore';
+import { spanAttributeSql } from '../store/spanAttributes';
 
 /** Median share of the longest span's duration covered by the spread of start times, below which durations look 1000× too long. */
 const SPREAD_SHARE = 0.01;
@@ -36,6 +39,44 @@ const FAR_MS = 3_600_000;
 export async function checkPlausibility(store: QueryRunner): Promise<void> {
   await checkDurationSpread(store);
   await checkAgainstClient(store);
+  await checkTokenCounts(store);
+}
+
+/** The keys analysis/index/spanIndex.ts reads output tokens from, in its order. */
+const TOKEN_KEYS = ['gen_ai.usage.output_tokens', 'llm.output_tokens'] as const;
+
+/** The compact text of an OTLP KeyValue (spanAttributes.ts) whose value is a plain number, for `key`. */
+function plainNumberPattern(key: string): string {
+  return `"key":"${key.replace(/\./g, '\\.')}","value":\\{"(intValue|doubleValue|stringValue)":"?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?"?\\}`;
+}
+
+async function checkTokenCounts(store: QueryRunner): Promise<void> {
+  const [first, second] = TOKEN_KEYS;
+  const value = `coalesce(${TOKEN_KEYS.map((k) => spanAttributeSql('s', `'${k}'`)).join(', ')})`;
+  // Typing a span's attribute list costs ≈ 50 µs and a tenth of the spans carry a count: one substring
+  // test, then a pattern on the text for the plain numbers nearly every count is, and only the rest typed.
+  const plain = `(regexp_matches(s.otlp_attributes, '${plainNumberPattern(first)}')
+       OR (NOT contains(s.otlp_attributes, '"${first}"') AND regexp_matches(s.otlp_attributes, '${plainNumberPattern(second)}')))`;
+  const rows = await store.all<{ source_id: number; bad: number; line: number | null; example: string | null }>(
+    // MATERIALIZED: otherwise the optimizer may evaluate the typing before the cheap tests, on every span.
+    `WITH c AS MATERIALIZED (
+       SELECT s.source_id, s.line, s.trace_id, s.span_id, s.attributes, s.otlp_attributes
+       FROM spans s
+       WHERE (contains(s.otlp_attributes, 'output_tokens') AND NOT ${plain})
+          OR ${TOKEN_KEYS.map((k) => `map_contains(s.attributes, '${k}')`).join(' OR ')}),
+     v AS (SELECT s.source_id, s.line, s.trace_id, s.span_id, ${value} AS tokens FROM c s)
+     SELECT source_id, count(*) AS bad, min(line) AS line,
+            min(format('trace {}, span {}: {}', trace_id, span_id, to_json(left(tokens, 40)))) AS example
+     FROM v WHERE tokens IS NOT NULL AND NOT coalesce(TRY_CAST(tokens AS DOUBLE) >= 0 AND isfinite(TRY_CAST(tokens AS DOUBLE)), false)
+     GROUP BY source_id`,
+  );
+  for (const r of rows) {
+    await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'invalid-value', $3)`, [
+      r.source_id,
+      r.line,
+      `${r.bad} span(s) carry an output-token count (${TOKEN_KEYS.join(' or ')}) that is not a non-negative number (e.g. ${r.example ?? '?'}): those spans count as having no tokens`,
+    ]);
+  }
 }
 
 async function checkDurationSpread(store: QueryRunner): Promise<void> {
