@@ -4,7 +4,9 @@
  * - inspectDatabase reads only: the file's header bytes, then DuckDB opened READ_ONLY to read the
  *   marker (schema.ts). A file that is not a DuckDB database, a DuckDB database without our marker
  *   (someone else's data), or one marked by a newer Phasewise is refused with an InputError (exit 4)
- *   and never opened for writing.
+ *   and never opened for writing. A database written by a release before the marker is recognised by
+ *   its loaded tables (LEGACY_TABLES: all seven, by their names; someone's own `spans` table alone is
+ *   not enough) and marked on its first writable open (schema version 0 below).
  * - A load never writes into the file it replaces: it builds a new database beside it
  *   (loadingPath), and commitLoad renames it over the target once it is complete and checkpointed.
  *   Ctrl-C, a crash or SIGKILL during the load leave the previous file as it was (plus a stale
@@ -27,6 +29,15 @@ export type DatabaseState =
 /** DuckDB's file header: 8 bytes of checksum, then the magic bytes. */
 const MAGIC = Buffer.from('DUCK');
 const MAGIC_OFFSET = 8;
+
+/**
+ * The loaded tables of the releases before the marker (schema.ts LOADED_TABLES without load_skips).
+ * Those releases had no load state: such a database is taken as complete, as they did.
+ */
+const LEGACY_TABLES = ['sources', 'load_issues', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'];
+
+/** Schema version of an unmarked database of an earlier release. */
+export const LEGACY_SCHEMA_VERSION = 0;
 
 /** Tables named in a refusal, so the user recognises their database. */
 const NAMED_TABLES = 5;
@@ -78,7 +89,10 @@ async function probe(file: string, conn: ProbeConnection): Promise<DatabaseState
     const tables = (await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'phasewise_probe' AND schema_name = 'main' ORDER BY table_name`))
       .getRowObjectsJS()
       .map((r) => String(r.table_name));
-    if (!tables.includes(MARKER_TABLE)) throw foreign(file, tables);
+    if (!tables.includes(MARKER_TABLE)) {
+      if (LEGACY_TABLES.every((t) => tables.includes(t))) return { kind: 'ours', schemaVersion: LEGACY_SCHEMA_VERSION, loadState: 'complete', writtenBy: 'a Phasewise release before the marker' };
+      throw foreign(file, tables);
+    }
     const rows = (await conn.runAndReadAll(`SELECT name, schema_version, written_by, load_state FROM phasewise_probe.main.${MARKER_TABLE}`)).getRowObjectsJS();
     const marker = rows.length === 1 ? rows[0] : undefined;
     if (!marker || marker.name !== STORE_NAME || typeof marker.schema_version !== 'number') throw foreign(file, tables);

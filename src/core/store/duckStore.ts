@@ -2,7 +2,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { CancelledError, InputError, StoreError } from '../errors';
-import { EXPECTED_DATABASE, inspectDatabase, quotePath, type DatabaseState } from './databaseFile';
+import { EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
 import { createSchema, LOADED_TABLES } from './schema';
 
 /** A row as JavaScript values; BIGINTs that fit are converted to numbers. */
@@ -86,7 +86,7 @@ export class DuckStore implements QueryRunner {
             throw new InputError(file, undefined, EXPECTED_DATABASE, `a file DuckDB cannot open for writing (${errorMessage(err).includes('lock') ? 'in use by another process' : 'permission or disk'}); it was not modified`);
           }
           await conn.run('USE run');
-          await createSchema(conn, this.state.kind === 'missing');
+          await createSchema(conn, this.state.kind === 'missing', this.state.kind === 'ours' && this.state.schemaVersion === LEGACY_SCHEMA_VERSION);
         }
         return conn;
       })();
@@ -157,7 +157,11 @@ async function copyReadOnly(conn: DuckDBConnection, file: string): Promise<void>
   await conn.run(`ATTACH ${quotePath(file)} AS loaded_run (READ_ONLY)`);
   try {
     await createSchema(conn, true);
-    for (const table of LOADED_TABLES) await conn.run(`INSERT INTO main.${table} SELECT * FROM loaded_run.main.${table}`);
+    const present = new Set(
+      (await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'loaded_run' AND schema_name = 'main'`)).getRowObjectsJS().map((r) => String(r.table_name)),
+    );
+    // An earlier release's database lacks the tables added since (databaseFile.ts): they stay empty.
+    for (const table of LOADED_TABLES) if (present.has(table)) await conn.run(`INSERT INTO main.${table} BY NAME SELECT * FROM loaded_run.main.${table}`);
   } finally {
     await conn.run('DETACH DATABASE IF EXISTS loaded_run');
   }

@@ -150,19 +150,30 @@ CREATE TABLE IF NOT EXISTS k6_summary (
 /** The tables readers fill (above), emptied together when a store is loaded again. */
 export const LOADED_TABLES = ['sources', 'load_issues', 'load_skips', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
 
+/** Columns an earlier release's tables may lack: [table, column definition]. */
+const LEGACY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['spans', 'events STRUCT(name VARCHAR, time_ns BIGINT)[]'],
+  ['spans', 'otlp_attributes VARCHAR'],
+  ['sources', 'position VARCHAR'],
+];
+
 /**
  * Creates the tables in a store that is ours: a new database (the marker is written first, in the
- * same transaction: a database file without it is never one of ours, see databaseFile.ts) or one that
- * databaseFile.ts found marked with a schema version this code reads.
+ * same transaction: a database file without it is never one of ours, see databaseFile.ts), one that
+ * databaseFile.ts found marked with a schema version this code reads, or (`legacy`) one it recognised
+ * as an earlier release's, which is marked here and gains the tables and columns added since.
  */
-export async function createSchema(conn: DuckDBConnection, isNew: boolean): Promise<void> {
+export async function createSchema(conn: DuckDBConnection, isNew: boolean, legacy = false): Promise<void> {
   await conn.run('BEGIN TRANSACTION');
   try {
-    if (isNew) {
+    if (isNew || legacy) {
+      // A legacy database (an earlier release's, see databaseFile.ts) holds a complete run: marked so.
       await conn.run(MARKER_SQL);
-      await conn.run(`INSERT INTO ${MARKER_TABLE} VALUES ($1, $2, $3, 'empty')`, [STORE_NAME, STORE_SCHEMA_VERSION, `phasewise ${PHASEWISE_VERSION}`]);
+      await conn.run(`INSERT INTO ${MARKER_TABLE} VALUES ($1, $2, $3, $4)`, [STORE_NAME, STORE_SCHEMA_VERSION, `phasewise ${PHASEWISE_VERSION}`, legacy ? 'complete' : 'empty']);
     }
     await conn.run(SCHEMA_SQL);
+    // Columns added since the earliest releases whose databases are still read (databaseFile.ts).
+    for (const [table, column] of LEGACY_COLUMNS) await conn.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column}`);
     await conn.run('COMMIT');
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => undefined);

@@ -8,6 +8,7 @@ import { phaseColumns } from '../../../../src/core/analysis/breakdown/phaseSelec
 import { DEFAULT_ANALYSIS_OPTIONS, DEFAULT_PHASES, type AnalysisOptions } from '../../../../src/core/analysis/options';
 import { loadFiles } from '../../../../src/core/formats/loadFiles';
 import { DuckStore, type QueryRunner } from '../../../../src/core/store/duckStore';
+import { MARKER_TABLE } from '../../../../src/core/store/schema';
 import { repoRoot } from '../../../helpers/paths';
 import { createBreakdownTables, PHASE_COLUMNS } from '../../../fixtures/analysis/tables';
 
@@ -71,8 +72,8 @@ describe('analysis catalog', function () {
            UNION ALL SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal AND NOT temporary`,
         );
         for (const r of RELATIONS) assert.strictEqual(kinds.find((k) => k.name === r.name)?.kind, r.kind, r.name);
-        // Nothing else is left behind: the loaded tables, the catalog's relations and derived_meta.
-        const expected = [...LOADED_TABLES, ...RELATIONS.map((r) => r.name), 'derived_meta'].sort();
+        // Nothing else is left behind: the loaded tables, the catalog's relations, derived_meta and the store's marker.
+        const expected = [...LOADED_TABLES, ...RELATIONS.map((r) => r.name), 'derived_meta', MARKER_TABLE].sort();
         assert.deepStrictEqual(kinds.map((k) => k.name).sort(), expected);
       }));
   }

@@ -10,6 +10,7 @@ import { loadFiles } from '../../../../src/core/formats/loadFiles';
 import type { Report } from '../../../../src/core/report/model';
 import { clearLoadedRun } from '../../../../src/core/run/loadRun';
 import { DuckStore, type Params, type QueryRunner, type Row } from '../../../../src/core/store/duckStore';
+import { MARKER_TABLE, STORE_NAME, STORE_SCHEMA_VERSION } from '../../../../src/core/store/schema';
 import { fixture, repoRoot } from '../../../helpers/paths';
 import { assertSameValues } from '../../../helpers/sameValues';
 import { RecordingRunner } from '../../../fixtures/analysis/recording';
@@ -39,6 +40,14 @@ const PHASES_B: AnalysisOptions = {
 /** Reports name their inputs by absolute path, which differs between the stored run and a fresh load. */
 function withoutPaths(report: Report): Report {
   return { ...report, inputs: report.inputs.map((i) => ({ ...i, path: path.basename(i.path) })) };
+}
+
+/**
+ * What the loading found is the loading release's: the earlier release's readers did not report what
+ * today's do (issue 11's counted skips and warnings), so the figures are compared without it.
+ */
+function withoutLoadFindings(report: Report): Report {
+  return { ...report, load_issues: { total: 0, by_code: {}, examples: [] }, inputs: report.inputs.map((i) => ({ ...i, skipped_by_kind: {} })) } as Report;
 }
 
 async function freshReport(options: AnalysisOptions): Promise<Report> {
@@ -98,10 +107,12 @@ describe('stored databases re-analyse like a fresh load', function () {
       const before = await relations(store);
       assert.ok(before.includes('breakdown_meta') && before.includes('span_index_meta') && before.includes('trace_roots_meta'), before.join());
       for (const options of [DEFAULT_ANALYSIS_OPTIONS, PHASES_B, DEFAULT_ANALYSIS_OPTIONS]) {
-        assertSameValues(withoutPaths(await analyzeRun(store, options, [])), await freshReport(options), 'report');
+        assertSameValues(withoutLoadFindings(withoutPaths(await analyzeRun(store, options, []))), withoutLoadFindings(await freshReport(options)), 'report');
       }
       const after = await relations(store);
       for (const retired of ['breakdown_meta', 'span_index_meta', 'trace_roots_meta']) assert.ok(!after.includes(retired), retired);
+      // Recognised by its seven loaded tables and marked on this first writable open, as a complete run.
+      assert.deepStrictEqual(await store.all(`SELECT name, schema_version, load_state FROM ${MARKER_TABLE}`), [{ name: STORE_NAME, schema_version: STORE_SCHEMA_VERSION, load_state: 'complete' }]);
       const [figures] = await store.all<{ c: string }>(
         "SELECT string_agg(column_name, ',' ORDER BY column_index) AS c FROM duckdb_columns() WHERE table_name = 'breakdown_figures'",
       );
