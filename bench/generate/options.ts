@@ -32,6 +32,8 @@ export interface GenerateOptions {
   gzip: boolean;
   /** HTTPS to the gateway: a TLS handshake on every new connection (k6 http_req_tls_handshaking). */
   tls: boolean;
+  /** OTLP JSON layout (otlpWriter.ts OtlpShape): the Collector's compact proto-JSON or the JS SDK's request bodies. */
+  otlpShape: 'collector' | 'sdk';
   /** Floor span starts to whole ms (OpenTelemetry JS), durations kept exact. */
   msStartGranularity: boolean;
   /** OTLP intValue as JSON strings (Collector, proto-JSON) or numbers (OpenTelemetry JS). */
@@ -68,6 +70,7 @@ export const DEFAULT_OPTIONS: GenerateOptions = {
   timeoutMs: 30000,
   gzip: false,
   tls: false,
+  otlpShape: 'collector',
   msStartGranularity: false,
   intValues: 'string',
   startEpochS: 1795964400, // 2026-11-29T15:00:00Z
@@ -77,14 +80,33 @@ export const DEFAULT_OPTIONS: GenerateOptions = {
   windowS: 60,
 };
 
-/** Benchmark presets: sizes of the performance targets (DESIGN §6). */
+/** What the OpenTelemetry JS SDK writes besides its layout: intValue as JSON numbers, starts on a ms clock. */
+export const SDK_WRITES: Partial<GenerateOptions> = { intValues: 'number', msStartGranularity: true };
+
+/**
+ * The SDK shape's batching: request bodies of ≈ 40–170 spans (35–155 KB lines), as a sink stored them
+ * in the run issue 12 describes; at the bench rates the batch cap, not the interval, closes most of them.
+ */
+const SDK_BATCHES: Partial<GenerateOptions> = { otlpShape: 'sdk', ...SDK_WRITES, exportIntervalMs: 50, maxBatchSpans: 170 };
+
+const BENCH_10K: Partial<GenerateOptions> = { seed: 10000, requests: 10000, rate: 200, rampS: 5, waveAmplitude: 0.3, wavePeriodS: 20, maxVus: 2000, droppedFraction: 0.002, tls: true, runId: 'bench-10k' };
+const BENCH_100K: Partial<GenerateOptions> = { seed: 100000, requests: 100000, rate: 500, rampS: 10, waveAmplitude: 0.3, wavePeriodS: 60, maxVus: 5000, droppedFraction: 0.002, tls: true, runId: 'bench-100k' };
+const BENCH_1M: Partial<GenerateOptions> = { seed: 1000000, requests: 1000000, rate: 1000, rampS: 30, waveAmplitude: 0.3, wavePeriodS: 120, maxVus: 10000, droppedFraction: 0.002, tls: true, runId: 'bench-1m' };
+
+/**
+ * Benchmark presets: sizes of the performance targets (DESIGN §6), each in the Collector's compact
+ * shape and (`-sdk`, same seed, so the same simulated requests) in the JS SDK's shape.
+ */
 export const PRESETS: Record<string, Partial<GenerateOptions>> = {
   // The committed samples/: ≈ 600 requests, a few % rejections, ~1.5 % lost roots, no dropped iterations.
   'sample': { seed: 20261129, rate: 10, durationS: 90, rampS: 10, runId: 'sample', slots: 32, maxQueue: 6, maxVus: 64, outDir: 'samples' },
   // Benchmarks (DESIGN §6): enough VUs that the executor only drops the injected 0.2 %.
-  'bench-10k': { seed: 10000, requests: 10000, rate: 200, rampS: 5, waveAmplitude: 0.3, wavePeriodS: 20, maxVus: 2000, droppedFraction: 0.002, tls: true, runId: 'bench-10k', outDir: 'out/bench/runs/10k' },
-  'bench-100k': { seed: 100000, requests: 100000, rate: 500, rampS: 10, waveAmplitude: 0.3, wavePeriodS: 60, maxVus: 5000, droppedFraction: 0.002, tls: true, runId: 'bench-100k', outDir: 'out/bench/runs/100k' },
-  'bench-1m': { seed: 1000000, requests: 1000000, rate: 1000, rampS: 30, waveAmplitude: 0.3, wavePeriodS: 120, maxVus: 10000, droppedFraction: 0.002, tls: true, runId: 'bench-1m', outDir: 'out/bench/runs/1m' },
+  'bench-10k': { ...BENCH_10K, outDir: 'out/bench/runs/10k' },
+  'bench-100k': { ...BENCH_100K, outDir: 'out/bench/runs/100k' },
+  'bench-1m': { ...BENCH_1M, outDir: 'out/bench/runs/1m' },
+  'bench-10k-sdk': { ...BENCH_10K, ...SDK_BATCHES, outDir: 'out/bench/runs/sdk-10k' },
+  'bench-100k-sdk': { ...BENCH_100K, ...SDK_BATCHES, outDir: 'out/bench/runs/sdk-100k' },
+  'bench-1m-sdk': { ...BENCH_1M, ...SDK_BATCHES, outDir: 'out/bench/runs/sdk-1m' },
 };
 
 const FRACTIONS: Array<[string, keyof GenerateOptions]> = [
@@ -115,12 +137,12 @@ const NUMBERS: Array<[string, keyof GenerateOptions, 'int' | 'pos']> = [
   ['--window', 'windowS', 'pos'],
 ];
 
-export const USAGE = `usage: npm run generate -- [--preset sample|bench-10k|bench-100k|bench-1m]
+export const USAGE = `usage: npm run generate -- [--preset sample|bench-10k|bench-100k|bench-1m|bench-10k-sdk|bench-100k-sdk|bench-1m-sdk]
   [--requests N | --rate R --duration S] [--ramp S] [--wave-amplitude A --wave-period S] [--seed N] [--out DIR] [--run-id ID]
   [--slots N] [--max-queue N] [--max-vus N] [--timeout-ms MS]
   [--dropped-fraction F] [--lost-root-fraction F] [--lost-span-fraction F] [--error-fraction F]
   [--unavailable-fraction F] [--stall-fraction F] [--transport-fraction F] [--streaming-fraction F]
-  [--gzip] [--tls] [--ms-start-granularity] [--int-values string|number] [--start-epoch S]
+  [--gzip] [--tls] [--otlp-shape collector|sdk] [--ms-start-granularity] [--int-values string|number] [--start-epoch S]
   [--export-interval-ms MS] [--max-batch-spans N] [--window S]`;
 
 /** Parses CLI arguments over the defaults (and a preset, applied first). Throws with the usage on error. */
@@ -154,6 +176,12 @@ export function parseArgs(argv: readonly string[]): GenerateOptions {
       i++;
     } else if (flag === '--requests') {
       options.requests = parseNumber(flag, value, 'int');
+      i++;
+    } else if (flag === '--otlp-shape') {
+      if (value !== 'collector' && value !== 'sdk') throw new Error(`--otlp-shape expects collector or sdk, got '${value}'`);
+      options.otlpShape = value;
+      // What the JS SDK writes; a later --int-values still overrides it.
+      if (value === 'sdk') Object.assign(options, SDK_WRITES);
       i++;
     } else if (flag === '--int-values') {
       if (value !== 'string' && value !== 'number') throw new Error(`--int-values expects string or number, got '${value}'`);

@@ -45,6 +45,7 @@ export async function generateRun(options: GenerateOptions, observe?: (r: Reques
   const k6 = new K6Writer(k6Sink, time, options.tls);
   const records = new RecordsWriter(recordSink, options.runId, options.windowS * SECOND_NS);
   const otlp = new OtlpWriter(spanSink, time, {
+    shape: options.otlpShape,
     intValues: options.intValues,
     msStartGranularity: options.msStartGranularity,
     exportIntervalNs: options.exportIntervalMs * 1e6,
