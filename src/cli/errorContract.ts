@@ -5,7 +5,7 @@
  * PHASEWISE_DEBUG=1 they are printed too, for a bug report); a failure that is ours is exit 5 and
  * says so.
  */
-import { CancelledError, ContractError, InputError, StoreError } from '../core/errors';
+import { CancelledError, ContractError, InputError, OutOfMemoryError, StoreError } from '../core/errors';
 import { UsageError } from './args';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED } from './exitCodes';
 
@@ -63,6 +63,9 @@ export function describeError(err: unknown, interrupted: boolean): ErrorOutcome 
   if (err instanceof ContractError) return { code: EXIT_BAD_INPUT, lines: err.lines, debug: [] };
   // After Ctrl-C, whatever the interrupted query threw is the interruption, not a failure.
   if (err instanceof CancelledError || interrupted) return { code: EXIT_INTERRUPTED, lines: ['phasewise: interrupted'], debug: [] };
+  // A memory limit too small for a step that cannot spill: the message names the flag to change (a
+  // setting too small for this input, like a usage problem: exit 4, not our bug).
+  if (err instanceof OutOfMemoryError) return { code: EXIT_BAD_INPUT, lines: [`phasewise: ${err.message}`], debug: debugLines(err) };
   const os = osReason(err);
   if (os) {
     const what = os.syscall === 'write' || os.syscall === 'open' ? `cannot ${os.syscall}` : 'cannot use';

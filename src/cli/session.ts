@@ -10,6 +10,7 @@ import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
 import { inspectDatabase, isWritable, loadingPath, type DatabaseState } from '../core/store/databaseFile';
 import { DuckStore } from '../core/store/duckStore';
+import { normalizeMemoryLimit, normalizeThreads } from '../core/memorySettings';
 import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, UsageError, type FlagSpec, type ParsedArgs } from './args';
 import { analysisFor } from '../core/run/analyzeFiles';
 import { EXIT_INTERRUPTED } from './exitCodes';
@@ -29,6 +30,8 @@ export const SESSION_FLAGS: Readonly<Record<string, FlagSpec>> = {
   threshold: { kind: 'list' },
   progress: { kind: 'boolean' },
   quiet: { kind: 'boolean', alias: 'q' },
+  'memory-limit': { kind: 'string' },
+  threads: { kind: 'string' },
 };
 
 /** `--slow N`: each listed trace carries its breakdown; more than this is a typo, not a report. */
@@ -79,13 +82,15 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
   if (!loading && db === undefined) {
     throw new UsageError('give --run FILE... and/or --spans FILE... (or --db FILE holding a loaded run)');
   }
+  // --memory-limit/--threads apply to every store of the session (the loading database, the one analysed).
+  const memory = storeFlags(args);
   const dbPath = db === undefined ? undefined : path.resolve(db);
   if (dbPath !== undefined && loading) await checkLoadTarget(dbPath);
   const { options, gates } = await resolveAnalysis(args);
   const quiet = flagBoolean(args, 'quiet');
 
   // The store being worked on: the loading database during a --db load, then the one analysed.
-  let store = new DuckStore();
+  let store = new DuckStore(memory);
   let interrupted = false;
   const onSigint = (): void => {
     if (interrupted) quitNow(dbPath);
@@ -114,13 +119,13 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
 
   try {
     if (loading) {
-      await loadInputs(session, { run, spans }, args, dbPath, (s) => (store = s));
-      if (dbPath !== undefined) store = new DuckStore({ database: dbPath });
+      await loadInputs(session, { run, spans }, args, { dbPath, memory }, (s) => (store = s));
+      if (dbPath !== undefined) store = new DuckStore({ ...memory, database: dbPath });
     } else if (dbPath !== undefined) {
       const writable = await isWritable(dbPath);
       if (!writable && !quiet) note(`phasewise: ${dbPath} is read-only: analysing it without writing to it (the derived tables are computed in memory, so this is slower than on a writable file)`);
       if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
-      store = new DuckStore({ database: dbPath, readOnly: !writable });
+      store = new DuckStore({ ...memory, database: dbPath, readOnly: !writable });
       checkLoadState(dbPath, await store.open());
       if ((await loadedSourceCount(store)) === 0) {
         throw new InputError(dbPath, undefined, 'a database holding a loaded run (give --run/--spans to load one)', 'an empty database');
@@ -162,25 +167,55 @@ function quitNow(dbPath: string | undefined): never {
   process.exit(EXIT_INTERRUPTED);
 }
 
-async function loadInputs(session: Session, files: RunFiles, args: ParsedArgs, dbPath: string | undefined, onStore: (store: DuckStore) => void): Promise<void> {
+async function loadInputs(
+  session: Session,
+  files: RunFiles,
+  args: ParsedArgs,
+  target: { dbPath: string | undefined; memory: StoreMemoryFlags },
+  onStore: (store: DuckStore) => void,
+): Promise<void> {
   const progress = createProgress(!session.quiet && (flagBoolean(args, 'progress') || process.stderr.isTTY === true));
   let current = '';
   const options = {
     traceIdTag: session.options.traceIdTag,
     progress: progress.sink,
-    onFile: (file: string, bytes: number, side: 'client' | 'server') => {
+    onFile: (file: string, bytes: number, side: 'client' | 'server', totalBytes: number) => {
       current = file;
-      progress.onFile(file, bytes, side);
+      progress.onFile(file, bytes, side, totalBytes);
     },
   };
   try {
-    if (dbPath === undefined) await loadRun(session.store, files, options);
-    else await loadRunIntoDatabase(dbPath, files, { ...options, onStore });
+    if (target.dbPath === undefined) await loadRun(session.store, files, options);
+    else await loadRunIntoDatabase(target.dbPath, files, { ...options, store: target.memory, onStore });
   } catch (err) {
     // Readers turn bad input into InputErrors; a DuckDB failure left over is ours, but name the file.
     if (err instanceof StoreError && !session.interrupted()) throw err.withContext(`while loading ${current}`);
     throw err;
   }
   progress.done('loaded');
+}
+
+/** DuckDB's memory limit and threads as the flags gave them (absent: the store's defaults). */
+export interface StoreMemoryFlags {
+  memoryLimit?: string;
+  threads?: number;
+}
+
+/** --memory-limit and --threads, checked (a bad value is a usage error, exit 4). */
+export function storeFlags(args: ParsedArgs): StoreMemoryFlags {
+  const out: StoreMemoryFlags = {};
+  const memory = flagString(args, 'memory-limit');
+  const threads = flagString(args, 'threads');
+  try {
+    if (memory !== undefined) out.memoryLimit = normalizeMemoryLimit(memory);
+  } catch (err) {
+    throw new UsageError(`--memory-limit ${(err as Error).message}`);
+  }
+  try {
+    if (threads !== undefined) out.threads = normalizeThreads(threads);
+  } catch (err) {
+    throw new UsageError(`--threads ${(err as Error).message}`);
+  }
+  return out;
 }
 

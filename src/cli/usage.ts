@@ -26,6 +26,8 @@ phasewise analyze --run FILE... --spans FILE... [options]
   --out FILE             write the report to FILE instead of stdout
   --db FILE              keep the loaded run in a DuckDB file; later 'analyze --db FILE' without
                          --run/--spans re-analyses it without re-reading the inputs
+  --memory-limit SIZE    DuckDB's memory limit, e.g. 2GB (default 1200MB); larger work spills to disk
+  --threads N            DuckDB's threads (default: one per core)
   --progress             progress on stderr even when stderr is not a terminal
   --quiet, -q            no report on stdout and no progress (skipped lines are still reported)
 

@@ -20,8 +20,8 @@ export type { AnalysisRequest } from './analysisProtocol';
 export interface AnalysisHandlers {
   /** Phase messages of the readers and the analysis (`fraction` when the reader knows it). */
   onProgress?: (message: string, fraction: number | null) => void;
-  /** A file starts loading: absolute path, size in bytes, and which side it feeds. */
-  onFile?: (file: string, bytes: number, side: 'client' | 'server') => void;
+  /** A file starts loading: absolute path, size in bytes, which side it feeds, and the size of all the files. */
+  onFile?: (file: string, bytes: number, side: 'client' | 'server', totalBytes: number) => void;
   /** Contract warnings, formatted `file:line:col: severity code message`. */
   onNotes?: (notes: string[]) => void;
 }
@@ -58,7 +58,13 @@ export function defaultWorkerFile(): string {
 /** Starts one analysis on a fresh worker thread. */
 export function startAnalysis(request: AnalysisRequest, handlers: AnalysisHandlers = {}, options: ClientOptions = {}): RunningAnalysis {
   const worker = new Worker(options.workerFile ?? defaultWorkerFile(), {
-    workerData: { run: [...request.run], spans: [...request.spans], contract: request.contract } satisfies AnalysisRequest,
+    workerData: {
+      run: [...request.run],
+      spans: [...request.spans],
+      contract: request.contract,
+      memoryLimit: request.memoryLimit,
+      threads: request.threads,
+    } satisfies AnalysisRequest,
     // The host's own flags (e.g. an inspector port in a debugging session) are not valid for a worker.
     execArgv: [],
   });
@@ -89,7 +95,7 @@ export function startAnalysis(request: AnalysisRequest, handlers: AnalysisHandle
         handlers.onProgress?.(message.message, message.fraction);
         return;
       case 'file':
-        handlers.onFile?.(message.file, message.bytes, message.side);
+        handlers.onFile?.(message.file, message.bytes, message.side, message.totalBytes);
         return;
       case 'notes':
         handlers.onNotes?.(message.notes);

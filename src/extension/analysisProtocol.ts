@@ -4,7 +4,7 @@
  * fields (InputError's file and line), so errors travel as tagged plain objects and are revived here.
  * No vscode and no DuckDB import: the host bundle and plain-Node tests both use this file.
  */
-import { CancelledError, ContractError, InputError } from '../core/errors';
+import { CancelledError, ContractError, InputError, OutOfMemoryError } from '../core/errors';
 import type { Report } from '../core/report/model';
 import { array, literal, model, nullable, number, object, string, tagged, type Infer, type Schema } from '../protocol/schema';
 
@@ -13,6 +13,10 @@ export interface AnalysisRequest {
   run: readonly string[];
   spans: readonly string[];
   contract?: string;
+  /** DuckDB's memory_limit (phasewise.duckdb.memoryLimit, checked by the host), e.g. '2GB'. */
+  memoryLimit?: string;
+  /** DuckDB's threads (phasewise.duckdb.threads; absent = one per core). */
+  threads?: number;
 }
 
 /** Host → worker: stop (interrupt DuckDB and answer with a `cancelled` error). */
@@ -25,6 +29,13 @@ const serializedError = tagged('kind', {
   input: object({ kind: literal('input'), file: string, line: nullable(number), expected: string, found: nullable(string) }),
   contract: object({ kind: literal('contract'), file: string, lines: array(string), message: string }),
   cancelled: object({ kind: literal('cancelled') }),
+  memory: object({
+    kind: literal('memory'),
+    memoryLimit: string,
+    threads: nullable(number),
+    file: nullable(string),
+    document: nullable(object({ bytes: number, needs: number })),
+  }),
   other: object({ kind: literal('other'), name: string, message: string, stack: nullable(string) }),
 });
 
@@ -41,8 +52,8 @@ const report: Schema<Report> = model<Report>()({
 export const WORKER_MESSAGE = tagged('type', {
   /** A phase message of the readers or the analysis (`fraction` when the reader knows it). */
   progress: object({ type: literal('progress'), message: string, fraction: nullable(number) }),
-  /** A file starts loading: absolute path, size in bytes, and which side it feeds. */
-  file: object({ type: literal('file'), file: string, bytes: number, side: literal('client', 'server') }),
+  /** A file starts loading: absolute path, size in bytes, which side it feeds, and the size of all the files. */
+  file: object({ type: literal('file'), file: string, bytes: number, side: literal('client', 'server'), totalBytes: number }),
   /** Contract warnings, formatted `file:line:col: severity code message`. */
   notes: object({ type: literal('notes'), notes: array(string) }),
   /** The report, and its markdown rendered on the worker. */
@@ -60,6 +71,9 @@ export function serializeError(err: unknown): SerializedError {
     return { kind: 'input', file: err.file, line: err.line ?? null, expected: err.expected, found: err.found ?? null };
   }
   if (err instanceof ContractError) return { kind: 'contract', file: err.file, lines: err.lines, message: err.message };
+  if (err instanceof OutOfMemoryError) {
+    return { kind: 'memory', memoryLimit: err.memoryLimit, threads: err.threads ?? null, file: err.file ?? null, document: err.document ?? null };
+  }
   if (err instanceof Error) {
     return { kind: 'other', name: err.name, message: err.message, stack: err.stack ?? null };
   }
@@ -75,6 +89,8 @@ export function reviveError(e: SerializedError): Error {
       return new InputError(e.file, e.line ?? undefined, e.expected, e.found ?? undefined);
     case 'contract':
       return new ContractError(e.file, e.lines);
+    case 'memory':
+      return new OutOfMemoryError(e.memoryLimit, e.threads ?? undefined, e.file ?? undefined, e.document ?? undefined);
     case 'other': {
       const err = new Error(e.message);
       err.name = e.name;

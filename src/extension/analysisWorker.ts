@@ -34,16 +34,21 @@ function main(): void {
   });
 
   analyzeFiles(
-    { run: request.run, spans: request.spans, contract: request.contract },
+    {
+      run: request.run,
+      spans: request.spans,
+      contract: request.contract,
+      store: { ...(request.memoryLimit !== undefined ? { memoryLimit: request.memoryLimit } : {}), ...(request.threads !== undefined ? { threads: request.threads } : {}) },
+    },
     {
       onStore: (s) => {
         store = s;
         // A cancel that arrived before the store existed.
         if (cancelled) interrupt();
       },
-      onFile: (file, bytes, side) => {
+      onFile: (file, bytes, side, totalBytes) => {
         checkCancelled();
-        post({ type: 'file', file, bytes, side });
+        post({ type: 'file', file, bytes, side, totalBytes });
       },
       progress: (message, fraction) => {
         checkCancelled();

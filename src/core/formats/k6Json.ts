@@ -20,9 +20,10 @@
  * ones skipped are recorded with their numbers and the rest grouped as in the fast path.
  */
 import { checkGroups, checkTraceIdTag, finishK6, groupAggregatesSql, groupChecksCiteLines, keptMetricSql, STREAMING_GROUP_SQL, STREAMING_METRICS } from './k6Requests';
-import { runUnordered } from '../store/insertOrder';
+import { runScan, runUnordered } from '../store/insertOrder';
 import type { QueryRunner } from '../store/duckStore';
 import { compressionOf, isDataError, numberedReadIsExact, stageNdjson } from './ndjsonLines';
+import { scanProgress } from './scanProgress';
 import { recordSkips, type SkipCode } from './skips';
 import type { ReaderContext, ReaderResult } from './types';
 
@@ -147,7 +148,7 @@ export async function readK6Json(ctx: ReaderContext): Promise<ReaderResult> {
     // Fast path: no line numbers, so the parse and the grouping run on every thread and the insert
     // need not keep the file's order (bench 100k file, 467 MB: grouping 1.6 s wall on one thread vs
     // 0.6 s on two). A clean file is done here; a finding that cites a line sends it to the numbered read.
-    await runUnordered(store, groupsSql(UNNUMBERED_POINTS, '$3', true), params);
+    await runUnordered(store, groupsSql(UNNUMBERED_POINTS, '$3', true), params, scanProgress(ctx));
     const [lines] = await store.all<{ invalid: number; unused: number; metrics: string[] | null }>(
       `SELECT coalesce(sum(n_invalid), 0)::BIGINT AS invalid, coalesce(sum(n_unused), 0)::BIGINT AS unused,
               flatten(list(unused_metrics) FILTER (WHERE unused_metrics IS NOT NULL)) AS metrics FROM k6_groups`,
@@ -199,7 +200,13 @@ async function readClassified(ctx: ReaderContext, points: string, params: string
   await store.run('DROP TABLE k6_findings');
   // The points' own parameters ($1, $2: the file) come first, then the tag path.
   const tagParam = `$${params.length + 1}`;
-  await store.run(groupsSql(`SELECT * FROM ${classified} WHERE kind = 'point'`, tagParam, false), [...params, `$."${checkTraceIdTag(ctx.traceIdTag)}"`]);
+  // Progress only while the grouping reads the file itself (the numbered read), not the staged lines.
+  await runScan(
+    store,
+    groupsSql(`SELECT * FROM ${classified} WHERE kind = 'point'`, tagParam, false),
+    [...params, `$."${checkTraceIdTag(ctx.traceIdTag)}"`],
+    params.length > 0 ? scanProgress(ctx) : undefined,
+  );
 }
 
 /** One info row: the Points of metrics this reader does not use, which were not loaded. */

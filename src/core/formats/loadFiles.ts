@@ -1,6 +1,6 @@
 import { stat } from 'fs/promises';
 import * as path from 'path';
-import { InputError } from '../errors';
+import { InputError, OutOfMemoryError } from '../errors';
 import type { QueryRunner } from '../store/duckStore';
 import { readJaeger } from './jaeger';
 import { readK6Csv } from './k6Csv';
@@ -64,6 +64,9 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
       traceIdTag: options.traceIdTag ?? 'trace_id',
       progress: options.progress,
       bytes,
+    }).catch((err: unknown) => {
+      // Out of memory names the file it happened in (the CLI and the editor show the same message).
+      throw err instanceof OutOfMemoryError && err.file === undefined ? err.withFile(abs) : err;
     });
     // The skips are counted once, by kind, in load_skips (skips.ts): the file's total comes from there.
     const skipped = await skippedTotal(store, next);

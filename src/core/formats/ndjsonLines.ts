@@ -54,17 +54,59 @@ export function compressionOf(ctx: Pick<ReaderContext, 'sniff'>): string {
 
 /**
  * `read_csv` call returning every physical line of file $1 as column `l` (NULL for blank lines).
- * Parameters: $1 = path, $2 = compression. Lines up to 64 MiB (OTLP batches can be tens of MB); larger limits made read_csv allocate multi-GiB buffers.
+ * Parameters: $1 = path, $2 = compression. `maxLineBytes` is read_csv's max_line_size: its reader
+ * holds 16 buffers of that size (measured with duckdb_memory(): 64 MiB → 1 GiB, 16 MiB → 256 MiB,
+ * 2 MiB → 64 MiB), which cannot spill, so it starts small and grows only for a file that needs it
+ * (stageNdjson, LINE_SIZES).
  */
-export const LINES_SQL = `read_csv($1, columns = {'l': 'VARCHAR'}, header = false, delim = chr(1), quote = '',
-  escape = '', auto_detect = false, compression = $2, max_line_size = 67108864,
+export function linesSql(maxLineBytes: number): string {
+  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) throw new Error(`invalid line size ${maxLineBytes}`);
+  return `read_csv($1, columns = {'l': 'VARCHAR'}, header = false, delim = chr(1), quote = '',
+  escape = '', auto_detect = false, compression = $2, max_line_size = ${maxLineBytes},
   new_line = '\\n')`;
+}
+
+/** read_csv's max_line_size tried in turn (OTLP batches can be tens of MB, k6 lines are ≈ 400 bytes). */
+const LINE_SIZES = [2, 16, 64].map((mib) => mib * 2 ** 20);
+
+/**
+ * The smallest max_line_size that holds a line of `longest` bytes and its newline (the normalized copy
+ * knows its longest line, so the staging read never has to be retried). Past the largest size (a line
+ * that grew when its CRs were replaced) the line's own size.
+ */
+function lineSizeFor(longest: number): number {
+  return LINE_SIZES.find((size) => size >= longest + 2) ?? longest + 2;
+}
+
+/** The line length read_csv reported as too long for its max_line_size, or undefined for any other failure. */
+function lineTooLong(err: unknown): number | undefined {
+  const m = /Maximum line size of \d+ bytes exceeded\. Actual Size:\s*(\d+)/.exec(err instanceof Error ? err.message : String(err));
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Runs `read(sql)` over the lines of a file that was not normalized (its longest line unknown) with
+ * each max_line_size in turn, from the smallest (LINE_SIZES); undefined when a line is longer than the
+ * largest (the caller stages the file, where such a line is skipped and cited).
+ */
+async function withLineSizes<T>(read: (lines: string) => Promise<T>): Promise<T | undefined> {
+  for (let i = 0; i < LINE_SIZES.length; i++) {
+    try {
+      return await read(linesSql(LINE_SIZES[i]));
+    } catch (err) {
+      const needed = lineTooLong(err);
+      if (needed === undefined) throw err;
+      while (i + 1 < LINE_SIZES.length && LINE_SIZES[i + 1] < needed + 2) i++;
+    }
+  }
+  return undefined;
+}
 
 /** How many characters of a bad line are quoted in its load_issues message. */
 const QUOTE_CHARS = 60;
 
-/** Longest line staged (LINES_SQL's max_line_size, less the newline): longer ones are skipped and cited. */
-export const MAX_LINE_BYTES = 67108864 - 1;
+/** Longest line staged (the largest max_line_size, less the newline): longer ones are skipped and cited. */
+export const MAX_LINE_BYTES = LINE_SIZES[LINE_SIZES.length - 1] - 1;
 
 /**
  * Stages the valid JSON-object lines of ctx.path into TEMP TABLE `table`(line BIGINT, doc JSON),
@@ -91,7 +133,7 @@ export async function stageNdjson(ctx: ReaderContext, table: string): Promise<Nd
          FROM (SELECT line, l,
                       CASE WHEN trim(l, ' ' || chr(9)) = '' OR l = $3 THEN NULL
                            ELSE json_valid(l) AND starts_with(ltrim(l), '{') END AS ok
-               FROM (SELECT line, ${restored} AS l FROM (SELECT row_number() OVER () AS line, l FROM ${LINES_SQL})))`,
+               FROM (SELECT line, ${restored} AS l FROM (SELECT row_number() OVER () AS line, l FROM ${linesSql(lineSizeFor(norm.longest))})))`,
       [norm.file, 'uncompressed', SKIPPED_LINE],
     );
     await ctx.store.run(`DROP TABLE IF EXISTS ${raw}_cr`);
@@ -122,7 +164,9 @@ export async function stageNdjson(ctx: ReaderContext, table: string): Promise<Nd
     // Normal path: every line is valid, so no filtering pass is needed.
     await ctx.store.run(`CREATE TEMP TABLE ${t} AS SELECT line, doc::JSON AS doc FROM ${raw}`);
   } else {
-    await ctx.store.run(`CREATE TEMP TABLE ${t} AS SELECT line, doc::JSON AS doc FROM ${raw} WHERE doc IS NOT NULL ORDER BY line`);
+    // No ORDER BY: the raw table is in line order (read in file order with preserve_insertion_order on) and a
+    // filter keeps it; sorting 100 KB request bodies ran a 256MB limit out of memory.
+    await ctx.store.run(`CREATE TEMP TABLE ${t} AS SELECT line, doc::JSON AS doc FROM ${raw} WHERE doc IS NOT NULL`);
   }
   await ctx.store.run(`DROP TABLE ${raw}`);
   return { lines: stats.valid, skipped: stats.bad + norm.special.length, blank: stats.blank };
@@ -212,11 +256,15 @@ async function noValidLineError(ctx: ReaderContext, totalLines: number): Promise
  */
 export async function numberedReadIsExact(ctx: ReaderContext): Promise<boolean> {
   try {
-    const [row] = await ctx.store.all<{ blank: number }>(
-      `SELECT count(*) FILTER (WHERE l IS NULL OR trim(l, ' ' || chr(9)) = '') AS blank FROM ${LINES_SQL}`,
-      [ctx.path, compressionOf(ctx)],
-    );
-    return row.blank === 0;
+    // read_csv holds 16 buffers of its max_line_size, which cannot spill: the smallest that fits.
+    const blank = await withLineSizes(async (lines) => {
+      const [row] = await ctx.store.all<{ blank: number }>(
+        `SELECT count(*) FILTER (WHERE l IS NULL OR trim(l, ' ' || chr(9)) = '') AS blank FROM ${lines}`,
+        [ctx.path, compressionOf(ctx)],
+      );
+      return row.blank;
+    });
+    return blank === 0;
   } catch (err) {
     if (isDataError(err)) return false;
     throw err;

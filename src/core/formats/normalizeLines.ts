@@ -58,6 +58,8 @@ export interface NormalizedLines {
   crLines: number[];
   /** Lines that ended in CRLF. */
   crlfLines: number;
+  /** Bytes of the longest line written to `file` (without its newline): the line reader's max_line_size follows it. */
+  longest: number;
   bom: boolean;
   gzip?: GzipProblem;
   remove(): Promise<void>;
@@ -81,7 +83,7 @@ let counter = 0;
 /** Copies `file` (gunzipped when `gzip`) to a temporary plain file as described in the file header. */
 export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: number, options: { markBlank?: boolean } = {}): Promise<NormalizedLines> {
   const out = path.join(os.tmpdir(), `phasewise-lines-${process.pid}-${++counter}.txt`);
-  const result: NormalizedLines = { file: out, lines: 0, special: [], crLines: [], crlfLines: 0, bom: false, remove: () => rm(out, { force: true }) };
+  const result: NormalizedLines = { file: out, lines: 0, special: [], crLines: [], crlfLines: 0, longest: 0, bom: false, remove: () => rm(out, { force: true }) };
   const writer = createWriteStream(out);
   const writeDone = new Promise<void>((resolve, reject) => {
     writer.on('finish', resolve);
@@ -118,7 +120,9 @@ export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: 
           buf = replaceCr(buf);
         }
         if (buf.includes(DELIMITER)) buf = replaceDelimiter(buf);
-        batch.push(options.markBlank && isBlank(buf) ? BLANK_BYTES : buf, NEWLINE_BUF);
+        const written = options.markBlank && isBlank(buf) ? BLANK_BYTES : buf;
+        if (written.length > result.longest) result.longest = written.length;
+        batch.push(written, NEWLINE_BUF);
       }
     }
     pending = [];

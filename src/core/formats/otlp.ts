@@ -14,9 +14,12 @@ import { recordSkips } from './skips';
 import { asInputError, maxDocumentBytes } from './spanDocument';
 import { compressionOf, isDataError, numberedReadIsExact, stageNdjson } from './ndjsonLines';
 import { checkStage, checksCiteLines, createSpanStage, finishSpans, publishLoadedEvents, publishStage, type FinishOptions } from './spanStage';
-import { runUnordered } from '../store/insertOrder';
+import { runScan, runUnordered } from '../store/insertOrder';
+import { scanProgress } from './scanProgress';
 import { kindSql, normalizeIdSql, otlpStatusSql } from './spanSql';
 import { OTLP_KEY_VALUES } from '../store/spanAttributes';
+import { storeLimits } from '../store/limits';
+import { withJsonReadPlan, type JsonReadPlan } from './jsonReadPlan';
 import type { Params } from '../store/duckStore';
 import type { ReaderContext, ReaderResult } from './types';
 
@@ -106,7 +109,12 @@ const NUMBERED_LINE = 'CASE WHEN marker IS NOT NULL THEN -line ELSE line END';
  * The spans read under the pre-1.0 key instrumentationLibrarySpans are reported (info).
  */
 async function flattenInto(ctx: ReaderContext, stage: string, source: string, params: Params): Promise<void> {
-  await ctx.store.run(`CREATE OR REPLACE TEMP TABLE otlp_flat AS ${flattenSql(source, true)}`, params);
+  await runScan(ctx.store, `CREATE OR REPLACE TEMP TABLE otlp_flat AS ${flattenSql(source, true)}`, params, scanProgress(ctx));
+  await publishFlat(ctx, stage);
+}
+
+/** Projects otlp_flat into the stage, reports the spans read under the pre-1.0 key, drops otlp_flat. */
+async function publishFlat(ctx: ReaderContext, stage: string): Promise<void> {
   await ctx.store.run(`INSERT INTO ${stage} ${projectSql('otlp_flat', NUMBERED_LINE)}`);
   const [legacy] = await ctx.store.all<{ n: number; first: number | null }>(
     'SELECT count(*) AS n, min(line) AS first FROM otlp_flat WHERE legacy AND marker IS NULL',
@@ -181,7 +189,7 @@ type FastOutcome = { done: ReaderResult } | { next: 'numbered' | 'line-by-line' 
  * duplicate spans, spans without IDs, doubtful times or IDs; a malformed line goes to line-by-line
  * staging. A failed statement inserts nothing (each statement is its own transaction).
  */
-async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome> {
+async function readFast(ctx: ReaderContext, stage: string, plan: JsonReadPlan): Promise<FastOutcome> {
   const id = ctx.sourceId;
   if (!Number.isSafeInteger(id)) throw new Error(`invalid source id ${id}`);
   const direct = await directTarget(ctx);
@@ -196,7 +204,7 @@ async function readFast(ctx: ReaderContext, stage: string): Promise<FastOutcome>
   if (!direct) await createSpanStage(ctx, stage);
   try {
     await withLineLimits(
-      (limit) => runUnordered(ctx.store, sql, [REQUEST_SHAPE, ctx.path, compressionOf(ctx), limit, ...(direct ? [id] : [])]),
+      (limit) => runUnordered(ctx.store, sql, [REQUEST_SHAPE, plan.files, plan.compression, limit, ...(direct ? [id] : [])], scanProgress(ctx)),
       async () => (direct ? undefined : ctx.store.run(`DELETE FROM ${stage}`)),
     );
   } catch (err) {
@@ -232,41 +240,38 @@ const DIRECT_SHARE_OF_MEMORY = 0.5;
 /** Whether the fast path should insert straight into `spans` (see readFast). Gzip files count ×8. */
 async function directTarget(ctx: ReaderContext): Promise<boolean> {
   if (ctx.bytes === undefined) return false;
-  const [{ value }] = await ctx.store.all<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
-  const limit = parseByteSize(value);
+  const limit = (await storeLimits(ctx.store)).memoryBytes;
   if (limit === undefined) return false;
   return ctx.bytes * (ctx.sniff.gzip ? 8 : 1) <= limit * DIRECT_SHARE_OF_MEMORY;
 }
 
-const BYTE_UNITS: Readonly<Record<string, number>> = {
-  B: 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KIB: 2 ** 10, MIB: 2 ** 20, GIB: 2 ** 30, TIB: 2 ** 40,
-};
-
-/** DuckDB's rendering of a size setting ('1.1 GiB', '953.6 MiB', '2.0 GB') in bytes; undefined otherwise. */
-export function parseByteSize(text: string): number | undefined {
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?i?B)\s*$/i.exec(text);
-  const unit = m ? BYTE_UNITS[m[2].toUpperCase()] : undefined;
-  return m && unit !== undefined ? Number(m[1]) * unit : undefined;
-}
+// Kept importable from here (tests and older callers); the definition lives with the other store limits.
+export { parseByteSize } from '../memorySettings';
 
 export async function readOtlp(ctx: ReaderContext): Promise<ReaderResult> {
+  // NDJSON reaches DuckDB's JSON reader within the memory limit (jsonReadPlan.ts): whole, or in pieces.
+  return ctx.sniff.lineDelimited ? withJsonReadPlan(ctx, (plan) => readOtlpWith(ctx, plan)) : readOtlpWith(ctx, undefined);
+}
+
+/** readOtlp for a line-delimited file read through `plan`, or a single document (`plan` undefined). */
+async function readOtlpWith(ctx: ReaderContext, plan: JsonReadPlan | undefined): Promise<ReaderResult> {
   const stage = 'otlp_stage';
   let next: 'numbered' | 'line-by-line' = 'numbered';
-  if (ctx.sniff.lineDelimited) {
-    const fast = await readFast(ctx, stage);
+  if (plan) {
+    const fast = await readFast(ctx, stage, plan);
     if ('done' in fast) return fast.done;
     next = fast.next;
     ctx.progress?.(next === 'numbered' ? 'OTLP JSON needs line numbers for its report; reading it again with them' : 'OTLP JSON has bad lines; reading it line by line');
   }
   await createSpanStage(ctx, stage);
   let skipped = 0;
-  if (ctx.sniff.lineDelimited) {
+  if (plan) {
     // A numbered read skips blank lines without counting them: a file with one is staged line by line.
     let lineByLine = next === 'line-by-line' || !(await numberedReadIsExact(ctx));
     if (!lineByLine) {
       try {
         await withLineLimits(
-          (limit) => flattenInto(ctx, stage, NUMBERED_SOURCE, [DOCUMENT_SHAPE, ctx.path, compressionOf(ctx), limit]),
+          (limit) => flattenInto(ctx, stage, NUMBERED_SOURCE, [DOCUMENT_SHAPE, plan.files, plan.compression, limit]),
           () => ctx.store.run(`DELETE FROM ${stage}`),
         );
       } catch (err) {
@@ -335,9 +340,34 @@ async function takeMarkers(ctx: ReaderContext, stage: string): Promise<number> {
   return row.documents + row.elements;
 }
 
-/** Flattens the staged otlp_lines(line, doc) into the stage, then drops them. */
+/**
+ * JSON text per json_transform chunk in flattenStaged: a chunk holds up to 2048 staged lines, and 2048
+ * request bodies of 116 KB are 237 MB of JSON parsed at once per thread (a 46 MB file with one bad line
+ * ran out of memory under the default 1200MB limit). 2 MiB of lines is ≈ 75 MiB of parse per thread
+ * (jsonReadPlan.ts pieceParseMiB).
+ */
+const STAGED_SLICE_BYTES = 2 * 2 ** 20;
+
+/**
+ * Flattens the staged otlp_lines(line, doc) into the stage, then drops them: in one statement when
+ * its chunks stay small, else in slices of consecutive line numbers of at most STAGED_SLICE_BYTES of
+ * the longest line each (a filtered scan hands json_transform only the slice's rows).
+ */
 async function flattenStaged(ctx: ReaderContext, stage: string): Promise<void> {
-  await flattenInto(ctx, stage, 'otlp_lines', [DOCUMENT_SHAPE]);
+  const [s] = await ctx.store.all<{ lo: number | null; hi: number | null; longest: number | null }>(
+    'SELECT min(line) AS lo, max(line) AS hi, max(strlen(doc::VARCHAR)) AS longest FROM otlp_lines',
+  );
+  const width = Math.max(1, Math.floor(STAGED_SLICE_BYTES / Math.max(1, s.longest ?? 1)));
+  if (s.lo === null || s.hi === null || width >= 2048) {
+    await flattenInto(ctx, stage, 'otlp_lines', [DOCUMENT_SHAPE]);
+  } else {
+    const slice = '(SELECT line, doc FROM otlp_lines WHERE line BETWEEN $2 AND $3)';
+    await ctx.store.run(`CREATE OR REPLACE TEMP TABLE otlp_flat AS ${flattenSql(slice, true)}`, [DOCUMENT_SHAPE, s.lo, s.lo + width - 1]);
+    for (let from = s.lo + width; from <= s.hi; from += width) {
+      await ctx.store.run(`INSERT INTO otlp_flat ${flattenSql(slice, true)}`, [DOCUMENT_SHAPE, from, from + width - 1]);
+    }
+    await publishFlat(ctx, stage);
+  }
   await ctx.store.run('DROP TABLE otlp_lines');
 }
 

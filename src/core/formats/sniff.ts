@@ -21,11 +21,18 @@ export interface SniffResult {
 }
 
 const HEAD_BYTES = 64 * 1024;
+/**
+ * How far the head is read on to find the end of the first line. Real OTLP/HTTP request bodies stored
+ * one per line are often longer than HEAD_BYTES (an SDK batch of 512 spans is ≈ 350 KB): cut at
+ * 64 KiB, such a line was taken for a single pretty-printed document and read whole (issue 12: a
+ * 440 MB file ran DuckDB out of memory). A first line longer than this is a single document.
+ */
+const FIRST_LINE_BYTES = 64 * 1024 * 1024;
 
 export const EXPECTED_FORMATS =
   'k6 JSON output (--out json), k6 CSV output, a k6 summary, per-request records (NDJSON/CSV), OTLP JSON, Jaeger JSON or Zipkin v2 JSON';
 
-/** Reads up to 64 KiB of the file's (decompressed) text. */
+/** Reads the file's (decompressed) text: at least 64 KiB, and on to the end of the first line (up to 64 MiB). */
 export async function readHead(file: string): Promise<{ text: string; gzip: boolean }> {
   const { text, gzip } = await readHeadBytes(file);
   return { text, gzip };
@@ -43,7 +50,18 @@ async function readHeadBytes(file: string): Promise<{ text: string; gzip: boolea
       });
       return { text: inner.toString('utf8'), gzip: true, raw: inner };
     }
-    return { text: raw.toString('utf8'), gzip: false, raw };
+    const chunks = [raw];
+    let size = raw.length;
+    let last = raw;
+    while (last.length === HEAD_BYTES && !chunks.some((c) => c.includes(0x0a)) && size < FIRST_LINE_BYTES) {
+      const more = Buffer.alloc(HEAD_BYTES);
+      const r = await handle.read(more, 0, HEAD_BYTES, size);
+      last = more.subarray(0, r.bytesRead);
+      chunks.push(last);
+      size += r.bytesRead;
+    }
+    const head = chunks.length === 1 ? raw : Buffer.concat(chunks);
+    return { text: head.toString('utf8'), gzip: false, raw: head };
   } finally {
     await handle.close();
   }
@@ -63,23 +81,26 @@ function otherEncoding(raw: Buffer): string | undefined {
   return undefined;
 }
 
-/** Decompresses only the beginning of a gzip file (a truncated stream is fine here). */
+/** Decompresses only the beginning of a gzip file (a truncated stream is fine here), as readHead reads a plain one. */
 async function gunzipPrefix(file: string): Promise<Buffer> {
   const { createReadStream } = await import('fs');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let newline = false;
     const input = createReadStream(file);
     const gunzip = createGunzip();
     const finish = (): void => {
       input.destroy();
       gunzip.destroy();
-      resolve(Buffer.concat(chunks).subarray(0, HEAD_BYTES));
+      const all = Buffer.concat(chunks);
+      resolve(all.subarray(0, Math.max(HEAD_BYTES, newline ? all.indexOf(0x0a) + 1 : all.length)));
     };
     gunzip.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= HEAD_BYTES) finish();
+      newline ||= chunk.includes(0x0a);
+      if (size >= HEAD_BYTES && (newline || size >= FIRST_LINE_BYTES)) finish();
     });
     gunzip.on('end', finish);
     gunzip.on('error', (err) => (size > 0 ? finish() : reject(err)));

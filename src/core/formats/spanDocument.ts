@@ -1,30 +1,60 @@
 import { createReadStream } from 'fs';
 import { stat } from 'fs/promises';
 import { createGunzip } from 'zlib';
-import { InputError, StoreError } from '../errors';
+import { InputError, OutOfMemoryError, StoreError } from '../errors';
+import { storeLimits } from '../store/limits';
 import type { ReaderContext } from './types';
 
 /**
- * `maximum_object_size` for reading a whole span document (Jaeger, Zipkin, pretty-printed OTLP).
- * DuckDB allocates buffers from this value, so a fixed "huge" limit fails with out-of-memory even on
- * a 3 KB file; a document can never be larger than its (uncompressed) file. A gzip file is measured
- * by decompressing it once (document files are exports of a few traces; a 1 GiB guess ran out of
- * memory on a 1 KB file), which also finds a truncated or corrupt stream before DuckDB reads garbage.
+ * Memory a whole-document read holds at once, as a multiple of the document's size, plus a floor:
+ * DuckDB reads one JSON document into one buffer (sized from maximum_object_size) and parses it whole,
+ * which cannot spill. Measured on a 64 MB pretty-printed OTLP document (40k spans): it failed under a
+ * 320MB limit and loaded under 384MB, i.e. ≈ 5–5.7× its size.
  */
-export async function maxDocumentBytes(ctx: Pick<ReaderContext, 'path' | 'sniff'>): Promise<number> {
-  const size = ctx.sniff.gzip ? await gunzippedSize(ctx.path) : (await stat(ctx.path)).size;
-  return Math.max(size + 1024, 1024 * 1024);
-}
+const DOCUMENT_MEMORY_FACTOR = 6;
+const DOCUMENT_MEMORY_FLOOR = 32 * 2 ** 20;
 
-async function gunzippedSize(file: string): Promise<number> {
-  let size = 0;
+/**
+ * Size of the document's text: the file's size, or for gzip the decompressed size, counted by
+ * decompressing it (stopping past `cap`), which also finds a truncated or corrupt stream before
+ * DuckDB reads garbage (an InputError naming how far the data went).
+ */
+async function documentBytes(ctx: Pick<ReaderContext, 'path' | 'sniff'>, cap: number): Promise<number> {
+  const { size } = await stat(ctx.path);
+  if (!ctx.sniff.gzip) return size;
+  let bytes = 0;
+  const input = createReadStream(ctx.path);
   try {
-    for await (const chunk of createReadStream(file).pipe(createGunzip()) as AsyncIterable<Buffer>) size += chunk.length;
+    for await (const chunk of input.pipe(createGunzip()) as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > cap) break;
+    }
   } catch (err) {
     const truncated = /unexpected end/i.test(err instanceof Error ? err.message : '');
-    throw new InputError(file, undefined, 'an intact gzip file', truncated ? `a gzip stream that ends early (truncated after ${size} bytes of data)` : `a corrupt gzip stream (after ${size} bytes of data)`);
+    throw new InputError(ctx.path, undefined, 'an intact gzip file', truncated ? `a gzip stream that ends early (truncated after ${bytes} bytes of data)` : `a corrupt gzip stream (after ${bytes} bytes of data)`);
+  } finally {
+    input.destroy();
   }
-  return size;
+  return bytes;
+}
+
+/**
+ * `maximum_object_size` for reading a whole span document (Jaeger, Zipkin, pretty-printed OTLP):
+ * DuckDB allocates buffers from this value (a fixed "huge" limit ran out of memory even on a 3 KB
+ * file, and a 1 GiB guess for every gzip document did on a 1 KB file and under any limit), so it is
+ * the document's own size. A document whose read would not fit the memory limit is refused up front
+ * with what to change (OutOfMemoryError): the size-aware plan for the one path that cannot spill or
+ * be cut into pieces.
+ */
+export async function maxDocumentBytes(ctx: ReaderContext): Promise<number> {
+  const limits = await storeLimits(ctx.store);
+  const cap = limits.memoryBytes === undefined ? Number.MAX_SAFE_INTEGER : limits.memoryBytes;
+  const bytes = await documentBytes(ctx, cap);
+  const needs = bytes * DOCUMENT_MEMORY_FACTOR + DOCUMENT_MEMORY_FLOOR;
+  if (limits.memoryBytes !== undefined && needs > limits.memoryBytes) {
+    throw new OutOfMemoryError(`${Math.round(limits.memoryBytes / 1e6)}MB`, limits.threads, ctx.path, { bytes, needs });
+  }
+  return Math.max(bytes + 1024, 1024 * 1024);
 }
 
 /** yyjson's reasons (DuckDB's JSON reader), in the user's words; anything else is "invalid JSON". */

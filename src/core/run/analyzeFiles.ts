@@ -6,18 +6,20 @@ import { analyzeRun } from '../analysis/analyze';
 import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions, type GateSpec } from '../analysis/options';
 import type { Report } from '../report/model';
 import type { ProgressSink } from '../formats/types';
-import { DuckStore } from '../store/duckStore';
+import { DuckStore, type StoreOptions } from '../store/duckStore';
 import { loadRun } from './loadRun';
 
 export interface AnalyzeFilesRequest {
   run: readonly string[];
   spans: readonly string[];
   contract?: string;
+  /** DuckDB's memory limit and threads (the editor's phasewise.duckdb.* settings); DuckStore's defaults otherwise. */
+  store?: Pick<StoreOptions, 'memoryLimit' | 'threads'>;
 }
 
 export interface AnalyzeFilesHooks {
   progress?: ProgressSink;
-  onFile?: (file: string, bytes: number, side: 'client' | 'server') => void;
+  onFile?: (file: string, bytes: number, side: 'client' | 'server', totalBytes: number) => void;
   /** Receives the store before any work starts, so a cancel button can call `store.interrupt()`. */
   onStore?: (store: DuckStore) => void;
   /** Contract warnings (formatted `file:line:col: severity code message`). */
@@ -37,7 +39,7 @@ export async function analysisFor(contract: string | undefined): Promise<{ optio
 export async function analyzeFiles(request: AnalyzeFilesRequest, hooks: AnalyzeFilesHooks = {}): Promise<Report> {
   const { options, gates, notes } = await analysisFor(request.contract);
   if (notes.length > 0) hooks.onContractNotes?.(notes);
-  const store = new DuckStore();
+  const store = new DuckStore({ ...request.store });
   hooks.onStore?.(store);
   try {
     await loadRun(store, request, { traceIdTag: options.traceIdTag, progress: hooks.progress, onFile: hooks.onFile });

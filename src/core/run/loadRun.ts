@@ -21,8 +21,8 @@ export interface RunFiles {
 
 export interface LoadRunOptions {
   traceIdTag?: string;
-  /** Called before each file with its path and size, so a caller can show what is being loaded. */
-  onFile?: (file: string, bytes: number, side: 'client' | 'server') => void;
+  /** Called before each file with its path and size (and the size of all the files), so a caller can show what is being loaded. */
+  onFile?: (file: string, bytes: number, side: 'client' | 'server', totalBytes: number) => void;
   progress?: ProgressSink;
 }
 
@@ -35,6 +35,8 @@ export async function checkFilesExist(files: readonly string[]): Promise<void> {
 /** Loads client files then span files into the store; returns what each file contributed. */
 export async function loadRun(store: QueryRunner, files: RunFiles, options: LoadRunOptions = {}): Promise<LoadedFile[]> {
   await checkFilesExist([...files.run, ...files.spans]);
+  let totalBytes = 0;
+  for (const file of [...files.run, ...files.spans]) totalBytes += (await stat(file)).size;
   const loaded: LoadedFile[] = [];
   const sides: Array<['client' | 'server', readonly string[]]> = [
     ['client', files.run],
@@ -42,7 +44,7 @@ export async function loadRun(store: QueryRunner, files: RunFiles, options: Load
   ];
   for (const [side, list] of sides) {
     for (const file of list) {
-      options.onFile?.(path.resolve(file), (await stat(file)).size, side);
+      options.onFile?.(path.resolve(file), (await stat(file)).size, side, totalBytes);
       loaded.push(
         ...(await loadFiles(store, [file], { traceIdTag: options.traceIdTag, progress: options.progress, expectSide: side })),
       );

@@ -1,7 +1,7 @@
 import * as os from 'os';
 import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
-import { CancelledError, InputError, StoreError } from '../errors';
+import { CancelledError, InputError, OutOfMemoryError, StoreError } from '../errors';
 import { EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
 import { createSchema, LOADED_TABLES } from './schema';
 
@@ -13,7 +13,16 @@ export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export interface QueryRunner {
   run(sql: string, params?: Params): Promise<void>;
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
+  /**
+   * `run`, calling `onFraction` every PROGRESS_MS while it runs with DuckDB's own estimate of how far
+   * the statement is (0..1; for a file scan, the share of the file read), or undefined while DuckDB
+   * has none. Optional: runners without it run plainly.
+   */
+  runWithProgress?(sql: string, params: Params | undefined, onFraction: (fraction: number | undefined) => void): Promise<void>;
 }
+
+/** How often a running statement's progress is read (DuckDB updates a JSON scan's estimate per ≈ 10 MB buffer). */
+const PROGRESS_MS = 250;
 
 /**
  * DuckDB's memory_limit unless the caller sets one. DuckDB allocates beyond it (JSON read buffers,
@@ -51,6 +60,7 @@ export class DuckStore implements QueryRunner {
   private cancelled = false;
   /** What the database file was when it was opened (undefined: in memory, or not opened yet). */
   private state: DatabaseState | undefined;
+  private progressOn = false;
 
   constructor(private readonly options: StoreOptions = {}) {}
 
@@ -105,7 +115,29 @@ export class DuckStore implements QueryRunner {
     try {
       await conn.run(sql, params);
     } catch (err) {
-      throw new StoreError(errorMessage(err), sql);
+      throw this.storeError(err, sql);
+    }
+  }
+
+  async runWithProgress(sql: string, params: Params | undefined, onFraction: (fraction: number | undefined) => void): Promise<void> {
+    const conn = await this.connectUnlessCancelled();
+    // DuckDB keeps the estimate only with its progress bar on (printing it stays off); per connection, set once.
+    if (!this.progressOn) {
+      await conn.run('SET enable_progress_bar = true');
+      await conn.run('SET enable_progress_bar_print = false');
+      this.progressOn = true;
+    }
+    // The statement runs on DuckDB's threads; this thread only reads the estimate (duckdb_query_progress).
+    const timer = setInterval(() => {
+      const pct = conn.progress.percentage;
+      onFraction(pct > 0 ? Math.min(1, pct / 100) : undefined);
+    }, PROGRESS_MS);
+    try {
+      await conn.run(sql, params);
+    } catch (err) {
+      throw this.storeError(err, sql);
+    } finally {
+      clearInterval(timer);
     }
   }
 
@@ -115,8 +147,15 @@ export class DuckStore implements QueryRunner {
       const reader = await conn.runAndReadAll(sql, params);
       return reader.getRowObjectsJS().map((row) => normalizeRow(row) as T);
     } catch (err) {
-      throw new StoreError(errorMessage(err), sql);
+      throw this.storeError(err, sql);
     }
+  }
+
+  /** DuckDB's failure as ours: out of memory says which limit was in force (errors.ts), anything else keeps its SQL. */
+  private storeError(err: unknown, sql: string): Error {
+    const message = errorMessage(err);
+    if (/^Out of Memory Error/.test(message)) return new OutOfMemoryError(this.options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, this.options.threads);
+    return new StoreError(message, sql);
   }
 
   /**
@@ -145,6 +184,7 @@ export class DuckStore implements QueryRunner {
     this.instance?.closeSync();
     this.instance = undefined;
     this.connection = undefined;
+    this.progressOn = false;
   }
 }
 
@@ -165,6 +205,12 @@ async function copyReadOnly(conn: DuckDBConnection, file: string): Promise<void>
   } finally {
     await conn.run('DETACH DATABASE IF EXISTS loaded_run');
   }
+}
+
+/** A VARCHAR[] parameter (e.g. the file list of a multi-file read); loads the DuckDB module like the store does. */
+export async function listParam(items: readonly string[]): Promise<DuckDBValue> {
+  const { listValue } = await import('@duckdb/node-api');
+  return listValue([...items]);
 }
 
 function errorMessage(err: unknown): string {

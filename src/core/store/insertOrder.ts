@@ -20,7 +20,13 @@ export async function unordered<T>(store: QueryRunner, body: () => Promise<T>): 
   }
 }
 
-/** One INSERT/CREATE … AS SELECT run `unordered`. */
-export async function runUnordered(store: QueryRunner, sql: string, params?: Params): Promise<void> {
-  await unordered(store, () => store.run(sql, params));
+/** One INSERT/CREATE … AS SELECT run `unordered`; `onFraction` gets DuckDB's progress estimate while it runs. */
+export async function runUnordered(store: QueryRunner, sql: string, params?: Params, onFraction?: (fraction: number | undefined) => void): Promise<void> {
+  await unordered(store, () => runScan(store, sql, params, onFraction));
+}
+
+/** `store.run`, with progress reported when the caller wants it and the runner can give it. */
+export async function runScan(store: QueryRunner, sql: string, params?: Params, onFraction?: (fraction: number | undefined) => void): Promise<void> {
+  if (onFraction !== undefined && store.runWithProgress !== undefined) await store.runWithProgress(sql, params, onFraction);
+  else await store.run(sql, params);
 }

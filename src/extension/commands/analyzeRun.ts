@@ -1,8 +1,10 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Report } from '../../core/report/model';
-import { CancelledError, ContractError, InputError } from '../../core/errors';
-import { startAnalysis } from '../analysisClient';
+import { CancelledError, ContractError, InputError, OutOfMemoryError, outOfMemoryMessage } from '../../core/errors';
+import { isScanMessage, LoadProgress } from '../../core/loadProgress';
+import { normalizeMemoryLimit, normalizeThreads } from '../../core/memorySettings';
+import { startAnalysis, type AnalysisRequest } from '../analysisClient';
 
 /** Arguments when the command is invoked programmatically (tests, other extensions, tasks). */
 export interface AnalyzeRunArgs {
@@ -28,24 +30,41 @@ export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: Analyze
     }
     const run = request.run ?? [];
     const spans = request.spans ?? [];
+    const store = duckdbSettings();
+    if (store === undefined) return undefined;
     log.info(`analyze: run=[${run.join(', ')}] spans=[${spans.join(', ')}]${request.contract ? ` contract=${request.contract}` : ''}`);
     try {
       const { report, markdown } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Phasewise: analysing run', cancellable: true },
         (progress, token) => {
           // DuckDB and the core run on a worker thread (analysisClient.ts); this thread only relays.
-          let size: string | undefined;
+          const load = new LoadProgress();
+          let reported = 0;
+          /** The bar follows the bytes read; the message says which file, how far, how fast and how long. */
+          const report = (message: string): void => {
+            const s = load.snapshot();
+            const done = s.total !== undefined && s.total > 0 ? (s.read / s.total) * 100 : reported;
+            progress.report({ message, increment: Math.max(0, done - reported) });
+            reported = Math.max(reported, done);
+          };
           const analysis = startAnalysis(
-            { run, spans, contract: request.contract },
+            { run, spans, contract: request.contract, ...store },
             {
-              onFile: (file, bytes) => {
-                size = `${(bytes / 1_048_576).toFixed(1)} MB`;
-                progress.report({ message: `${path.basename(file)} (${size})` });
+              onFile: (file, bytes, _side, totalBytes) => {
+                load.setTotal(totalBytes);
+                load.file(file, bytes);
+                report(`${path.basename(file)} (${(bytes / 1e6).toFixed(1)} MB)`);
               },
-              // Phase messages name the file and its format; the size of the file being read stays shown.
-              onProgress: (message) => {
+              // A reader's scan gives the share of its file read: bytes, rate and time left. Other phase
+              // messages (the format, a second pass, the analysis) are shown as they are.
+              onProgress: (message, fraction) => {
                 log.debug(message);
-                progress.report({ message: size !== undefined ? `${message} · ${size}` : message });
+                if (fraction !== null && isScanMessage(message)) {
+                  load.fraction(fraction);
+                  report(load.describe());
+                } else {
+                  report(message);
+                }
               },
               onNotes: (notes) => notes.forEach((n) => log.warn(n)),
             },
@@ -66,6 +85,34 @@ export function analyzeRunCommand(log: vscode.LogOutputChannel): (args?: Analyze
       return undefined;
     }
   };
+}
+
+/**
+ * phasewise.duckdb.memoryLimit / .threads, checked like the CLI's flags; a bad value is shown (naming
+ * the setting) and the analysis does not start.
+ */
+function duckdbSettings(): Pick<AnalysisRequest, 'memoryLimit' | 'threads'> | undefined {
+  const config = vscode.workspace.getConfiguration('phasewise.duckdb');
+  const memory = config.get<string>('memoryLimit');
+  const threads = config.get<number | null>('threads');
+  const out: Pick<AnalysisRequest, 'memoryLimit' | 'threads'> = {};
+  const check = (setting: string, apply: () => void): boolean => {
+    try {
+      apply();
+      return true;
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Phasewise: the setting ${setting} ${(err as Error).message}`);
+      return false;
+    }
+  };
+  const ok =
+    check('phasewise.duckdb.memoryLimit', () => {
+      if (memory !== undefined && memory.trim() !== '') out.memoryLimit = normalizeMemoryLimit(memory);
+    }) &&
+    check('phasewise.duckdb.threads', () => {
+      if (threads !== undefined && threads !== null) out.threads = normalizeThreads(threads);
+    });
+  return ok ? out : undefined;
 }
 
 function isAnalyzeArgs(value: unknown): value is AnalyzeRunArgs {
@@ -106,6 +153,15 @@ function showAnalyzeError(err: unknown, log: vscode.LogOutputChannel): void {
   if (err instanceof ContractError) {
     for (const line of err.lines) log.error(line);
     void vscode.window.showErrorMessage(`Phasewise: ${err.lines[0] ?? err.message}`);
+    return;
+  }
+  if (err instanceof OutOfMemoryError) {
+    // Names the settings to change (the CLI's message names its flags); a button opens them.
+    const message = outOfMemoryMessage(err, 'editor');
+    log.error(`analyze: ${message}`);
+    void vscode.window.showErrorMessage(`Phasewise: ${message}`, 'Open Settings').then((choice) => {
+      if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'phasewise.duckdb');
+    });
     return;
   }
   const message = err instanceof Error ? err.message : String(err);
