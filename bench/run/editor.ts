@@ -35,6 +35,11 @@ function anything(name: string, registered: string[]): unknown {
       }
       return anything(`${name}.${String(prop)}`, registered);
     },
+    // Assignments (a status bar item's name, text, command) are accepted and forgotten: the target is a
+    // function, whose own `name` is read-only.
+    set() {
+      return true;
+    },
     apply() {
       return anything(`${name}()`, registered);
     },

@@ -170,10 +170,10 @@ async function interactions(model: TraceModel): Promise<Pick<WebviewBenchResult,
 }
 
 /** The report view model of the generator's 100k run: built once (load + analysis) and cached as JSON. */
-async function reportModel100k(file: string | undefined, log: (l: string) => void): Promise<{ model: unknown; source: string } | null> {
+async function reportModel100k(file: string | undefined, log: (l: string) => void, dataDir: string): Promise<{ model: unknown; source: string } | null> {
   const cached = file ?? REPORT_CACHE;
   if (existsSync(cached)) return { model: JSON.parse(readFileSync(cached, 'utf8')), source: `report view model of the bench 100k run (${path.relative(REPO, cached)})` };
-  const dir = await ensureRun('100k', log);
+  const dir = await ensureRun('compact', '100k', dataDir, log);
   const store = new DuckStore();
   try {
     log('webview bench: loading the 100k run once to build its report view model …');
@@ -188,14 +188,14 @@ async function reportModel100k(file: string | undefined, log: (l: string) => voi
   }
 }
 
-export async function benchWebviews(options: { reportModel?: string; log?: (l: string) => void } = {}): Promise<WebviewBenchResult> {
+export async function benchWebviews(options: { reportModel?: string; log?: (l: string) => void; dataDir?: string } = {}): Promise<WebviewBenchResult> {
   const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   try {
     const t1k = await traceOf(1_000);
     const t10k = await traceOf(10_000);
     const firstPaintFigures: Record<string, number[]> = { '1k': await firstPaint(t1k), '10k': await firstPaint(t10k) };
     const inter = await interactions(t10k);
-    const report = await reportModel100k(options.reportModel, log);
+    const report = await reportModel100k(options.reportModel, log, options.dataDir ?? path.join(REPO, 'out', 'bench', 'runs'));
     let reportFirstPaintMs: number[] | null = null;
     if (report !== null) {
       reportFirstPaintMs = [];
@@ -232,7 +232,8 @@ export function webviewLines(r: WebviewBenchResult): string[] {
 
 if (require.main === module) {
   const at = process.argv.indexOf('--report-model');
-  benchWebviews({ reportModel: at >= 0 ? process.argv[at + 1] : undefined })
+  const data = process.argv.indexOf('--data');
+  benchWebviews({ reportModel: at >= 0 ? process.argv[at + 1] : undefined, ...(data >= 0 ? { dataDir: process.argv[data + 1] } : {}) })
     .then((r) => {
       process.stdout.write(`${JSON.stringify(r)}\n`);
       for (const l of webviewLines(r)) process.stderr.write(`${l}\n`);
