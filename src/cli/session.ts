@@ -12,7 +12,7 @@ import { inspectDatabase, isWritable, loadingPath, type DatabaseState } from '..
 import { DuckStore } from '../core/store/duckStore';
 import { normalizeMemoryLimit, normalizeThreads } from '../core/memorySettings';
 import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, UsageError, type FlagSpec, type ParsedArgs } from './args';
-import { analysisFor } from '../core/run/analyzeFiles';
+import { analysisFor, ANALYSING_MESSAGE } from '../core/run/analyzeFiles';
 import { EXIT_INTERRUPTED } from './exitCodes';
 import { markInterrupted } from './interrupt';
 import { note } from './output';
@@ -193,6 +193,7 @@ async function loadInputs(
     throw err;
   }
   progress.done('loaded');
+  progress.sink(ANALYSING_MESSAGE);
 }
 
 /** DuckDB's memory limit and threads as the flags gave them (absent: the store's defaults). */

@@ -12,6 +12,7 @@
  *
  * k6 stamps HTTP Points when the response ends, so start_ms = end_ms − http_req_duration.
  */
+import * as path from 'path';
 import type { ReaderContext, ReaderResult } from './types';
 import { outcomeFromStatusSql } from './outcome';
 import { recordSkips, skippedTotal } from './skips';
@@ -103,6 +104,7 @@ export function groupChecksCiteLines(check: GroupChecks): boolean {
 /** Fills client_requests and run_counters from k6_groups, records issues, drops the temp table. */
 export async function finishK6(ctx: ReaderContext, checked?: GroupChecks): Promise<ReaderResult> {
   const { store, sourceId } = ctx;
+  ctx.progress?.(`writing the requests of ${path.basename(ctx.path)}`);
   const check = checked ?? (await checkGroups(ctx));
   if (check.merged > 0) {
     // Two requests with identical end time, tags and metadata cannot be told apart: they are kept

@@ -4,6 +4,7 @@
  * everything doubtful is written to load_issues. Keeping this in one place means OTLP, Jaeger and
  * Zipkin files obey the same rules (what counts as a duplicate, what a unit mistake looks like).
  */
+import * as path from 'path';
 import { assertIdentifier } from './ndjsonLines';
 import { PLAUSIBLE_FROM_NS, PLAUSIBLE_TO_NS, SPAN_STAGE_COLUMNS } from './spanSql';
 import { recordSkips } from './skips';
@@ -107,6 +108,7 @@ export function checksCiteLines(s: StageChecks): boolean {
 /** Runs the checks of finishSpans over the stage without publishing it. */
 export async function checkStage(ctx: ReaderContext, table: string, options: FinishOptions): Promise<StageChecks> {
   const t = assertIdentifier(table);
+  ctx.progress?.(`checking the spans of ${path.basename(ctx.path)} (IDs, duplicates, times)`);
   const key = dedupeKeySql(options);
   // Why a first, cheap count: the window functions below (four partitionings of every row) were
   // nearly all of the cost of the checks (bench 100k run, 690k spans: 2.0–2.2 CPU s with them,
@@ -157,6 +159,7 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
 /** Publishes a checked stage to spans/span_events (deduplicated), records the checks and drops the stage. */
 export async function publishStage(ctx: ReaderContext, table: string, s: StageChecks, options: FinishOptions): Promise<FinishResult> {
   const t = assertIdentifier(table);
+  ctx.progress?.(`writing ${s.total - s.no_id - s.dup} spans of ${path.basename(ctx.path)}`);
   const key = dedupeKeySql(options);
   const hasIds = 'trace_id IS NOT NULL AND span_id IS NOT NULL';
   let source = t;

@@ -35,6 +35,9 @@ export async function analysisFor(contract: string | undefined): Promise<{ optio
   return { options: { ...DEFAULT_ANALYSIS_OPTIONS, ...input.options }, gates: input.gates, notes: input.notes };
 }
 
+/** What the progress says once the files are loaded (the analysis reports no fraction). */
+export const ANALYSING_MESSAGE = 'analysing the run (join, phases, windows, figures)';
+
 /** Loads the files into a fresh in-memory store, analyses them and closes the store. */
 export async function analyzeFiles(request: AnalyzeFilesRequest, hooks: AnalyzeFilesHooks = {}): Promise<Report> {
   const { options, gates, notes } = await analysisFor(request.contract);
@@ -43,6 +46,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest, hooks: AnalyzeF
   hooks.onStore?.(store);
   try {
     await loadRun(store, request, { traceIdTag: options.traceIdTag, progress: hooks.progress, onFile: hooks.onFile });
+    hooks.progress?.(ANALYSING_MESSAGE);
     return await analyzeRun(store, options, gates);
   } finally {
     await store.close();
