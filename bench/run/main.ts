@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --sizes 10k,100k] [--inputs compact,sdk,real] [--repeat N] [--data DIR]
- *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-phases,extract,script]`
+ *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-phases,extract,script]
+ *   [--append] [--delete-runs] [--results FILE]`
  * Generates (or reuses) the bench runs of each input (generateCache.ts) and times, side by side and
  * each in its own process: (a) Phasewise first load + analysis into a fresh DuckDB file,
  * (b) re-analysis of that file with another contract ((b′) also another phase mapping), (c) DuckDB's
@@ -36,6 +37,10 @@ interface BenchArgs {
   threads: number;
   memoryLimit: string;
   results: string;
+  /** Append this invocation as its own section of the results file (e.g. the 1M run) instead of rewriting it. */
+  append: boolean;
+  /** Delete each input's run and database once it has been measured (the 1M inputs are ≈ 9 GB each). */
+  deleteRuns: boolean;
 }
 
 function parseBenchArgs(argv: string[]): BenchArgs {
@@ -50,6 +55,8 @@ function parseBenchArgs(argv: string[]): BenchArgs {
     // Keeps DuckDB + Node under the 2 GB peak RSS target; larger states spill to temp_directory.
     memoryLimit: DEFAULT_MEMORY_LIMIT,
     results: path.join(REPO, 'bench', 'RESULTS.md'),
+    append: false,
+    deleteRuns: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
@@ -81,6 +88,10 @@ function parseBenchArgs(argv: string[]): BenchArgs {
     } else if (argv[i] === '--memory-limit') {
       args.memoryLimit = value;
       i++;
+    } else if (argv[i] === '--append') {
+      args.append = true;
+    } else if (argv[i] === '--delete-runs') {
+      args.deleteRuns = true;
     } else if (argv[i] === '--results') {
       args.results = path.resolve(value);
       i++;
@@ -170,6 +181,10 @@ async function benchInput(size: Size, input: Input, a: BenchArgs): Promise<SizeS
   const envelope = { phasewise: byMethod('load'), script: byMethod('script'), reanalysis: byMethod('reanalyze'), reanalysisPhases: byMethod('reanalyze-phases'), expected };
   const note = Object.entries(envelope).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${(v as number).toFixed(9)}`).join(', ') +
     ` ms (tolerance ${TOLERANCE_MS} ms${checks.length > 4 ? `, all ${checks.length} runs checked` : ''})`;
+  if (a.deleteRuns) {
+    for (const f of [dir, db, `${db}.wal`]) rmSync(f, { recursive: true, force: true });
+    log(`${size} ${input}: deleted ${dir} and its database (--delete-runs)`);
+  }
   return { size, input, inputBytes, rows, envelope: { ...envelope, ok, note } };
 }
 
@@ -241,24 +256,39 @@ function duckdbVersion(): string {
   }
 }
 
+/**
+ * Writes the results file, or with --append replaces this invocation's section (a previous one of the
+ * same command included) at the end of the existing file, keeping the rest.
+ */
+function writeResults(a: BenchArgs, text: string): void {
+  if (!a.append || !existsSync(a.results)) {
+    writeFileSync(a.results, text);
+    return;
+  }
+  const heading = text.split('\n')[0];
+  const existing = readFileSync(a.results, 'utf8');
+  const at = existing.indexOf(`\n${heading}\n`);
+  writeFileSync(a.results, `${(at >= 0 ? existing.slice(0, at) : existing).trimEnd()}\n\n${text}`);
+}
+
 async function main(): Promise<void> {
   const a = parseBenchArgs(process.argv.slice(2));
   log(`phasewise bench: sizes ${a.sizes.join(', ')}; inputs ${a.inputs.join(', ')}; ${a.repeat} run(s) each; DuckDB threads ${a.threads}, memory_limit ${a.memoryLimit}; data in ${a.data}`);
   const summaries: SizeSummary[] = [];
   const machine = machineLines(duckdbVersion());
-  const command = `npm run bench -- --sizes ${a.sizes.join(',')} --inputs ${a.inputs.join(',')}${a.repeat > 1 ? ` --repeat ${a.repeat}` : ''}`;
+  const command = `npm run bench -- --sizes ${a.sizes.join(',')} --inputs ${a.inputs.join(',')}${a.repeat > 1 ? ` --repeat ${a.repeat}` : ''}${a.append ? ' --append' : ''}${a.deleteRuns ? ' --delete-runs' : ''}`;
   for (const size of a.sizes) {
     for (const input of a.inputs) {
       summaries.push(await benchInput(size, input, a));
       // Written after each input so that a long 1M run leaves the smaller results behind.
-      writeFileSync(a.results, resultsMarkdown(summaries, machine, ['(editor figures follow at the end of the run)', ...failures], command));
+      writeResults(a, resultsMarkdown(summaries, machine, ['(editor figures follow at the end of the run)', ...failures], command, a.append));
     }
   }
   const editor = [...(a.inputs.includes('sdk') ? await editorFigures(a.sizes, a.data) : ['- (editor figures are measured on the SDK input)']), ...failures.map((f) => `- FAILED: ${f}`)];
   log('');
   for (const line of [...machine, '', ...table(summaries), '', ...summaries.map((s) => `${s.size} ${s.input}: ${ratioLine(s)}`), '', ...editor]) log(line);
   for (const s of summaries) log(`${s.size} ${s.input}: envelope p95 ${s.envelope.ok ? 'OK' : 'MISMATCH'}: ${s.envelope.note}`);
-  writeFileSync(a.results, resultsMarkdown(summaries, machine, editor, command));
+  writeResults(a, resultsMarkdown(summaries, machine, editor, command, a.append));
   log(`wrote ${path.relative(REPO, a.results)}`);
   if (summaries.some((s) => !s.envelope.ok) || failures.length > 0) {
     process.stderr.write('envelope p95 mismatch between methods, or a method failed (see above)\n');
