@@ -24,7 +24,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeEntry[] = [
   { code: 1, label: 'fail', meaning: 'fail: a gate broke; the report names the phase whose budget broke', contract: '`validate`: the contract has errors (with `--strict`, warnings too)', probe: 'the request failed (429, 5xx, timeout, refused)' },
   { code: 2, label: 'inconclusive', meaning: 'inconclusive: the workload was not delivered, join coverage is too low, or the steady window is too short', contract: '', probe: 'the trace did not arrive in time' },
   { code: 3, label: 'instrumentation failure', meaning: 'instrumentation failure: counters do not reconcile, too many negative envelopes, unparsable content events', contract: '', probe: 'propagation broken or phase spans missing' },
-  { code: 4, label: 'bad input or usage', meaning: 'bad input or usage: the message names the file, the line (when there is one) and what was expected', contract: 'a file that cannot be read, a usage mistake; `k6`: a contract with errors', probe: 'bad input or usage' },
+  { code: 4, label: 'bad input or usage', meaning: 'bad input or usage: the message names the file, the line (when there is one) and what was expected; a memory limit too small for the input names the flag to raise', contract: 'a file that cannot be read, a usage mistake; `k6`: a contract with errors', probe: 'bad input or usage' },
   { code: 5, label: 'internal error', meaning: 'internal error: a bug in Phasewise, never blamed on the input', contract: 'the same', probe: 'the same' },
   { code: 130, label: 'interrupted', meaning: 'interrupted (Ctrl-C); a `--db` load that was interrupted leaves the database as it was', contract: 'the same', probe: 'the same' },
 ];
