@@ -5,6 +5,7 @@ import type { Frame, Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index';
 import { FIXTURE } from '../harness/workspace';
 import { activeEditorText, closeQuickInput, editorTabTitles, notificationTexts, paletteRows, runCommandFromPalette } from './workbench';
+import { analyzeWithProgress } from './progressScenario';
 
 export interface E2eOutcome {
   name: string;
@@ -213,6 +214,17 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       },
       'contract-form.png',
     ),
+  );
+
+  // 6. A large run: the progress notification says which file, how far, how fast and how long.
+  out.push(
+    await attempt('Analyze Run on a 60 MB run shows bytes read, rate and time left while loading', page, ctx, async () => {
+      const screenshot = path.join(ctx.artifacts, 'analyze-run-progress-notification.png');
+      const r = await analyzeWithProgress(page, ctx.workspace, waitFor, async () => {
+        await page.screenshot({ path: screenshot });
+      });
+      return { ...r, progressScreenshot: screenshot };
+    }),
   );
   return out;
 }

@@ -1,0 +1,58 @@
+// End-to-end: a load long enough to watch shows, in the progress notification, the file being read,
+// the bytes read of the total, the rate and the time left (what a person waits on for a large run).
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import { replicateRun } from '../../../bench/replicate/replicate';
+import { closeQuickInput, editorTabTitles, runCommandFromPalette } from './workbench';
+
+const SOURCE = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'shared-samples', 'joined-otel-js');
+/** Copies of the joined-otel-js run: ≈ 60 MB, a few seconds of reading on this machine. */
+const COPIES = 56;
+
+/** What the notification must say while the span file is read: `spans.otlp.jsonl: 40.1 of 62.3 MB (64%), 21.5 MB/s, about 1 s left to read`. */
+export const PROGRESS_TEXT = /\.(ndjson|jsonl): [0-9.]+ of [0-9.]+ MB \(\d+%\), [0-9.]+ MB\/s(, (about \d+ (min \d+ )?s|under a second) left to read)?/;
+
+/** Polls every 100 ms (the notification's text changes four times a second). */
+async function waitForQuickly<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+type WaitFor = <T>(what: string, ms: number, probe: () => Promise<T | undefined>) => Promise<T>;
+
+/**
+ * Runs Analyze Run from the palette on a replicated real run in the workspace, answering the two
+ * file prompts; calls `seen` with the first notification text that shows bytes, rate and time left
+ * (the caller takes its screenshot then), and waits for the report before returning.
+ */
+export async function analyzeWithProgress(page: Page, workspace: string, waitFor: WaitFor, seen: (text: string) => Promise<void>): Promise<{ progress: string; bytes: number }> {
+  const dir = path.join(workspace, 'replicated');
+  if (!fs.existsSync(path.join(dir, 'expected.json'))) await replicateRun({ source: SOURCE, outDir: dir, copies: COPIES, concurrent: 4, seed: 7 });
+  const bytes = fs.statSync(path.join(dir, 'k6.ndjson')).size + fs.statSync(path.join(dir, 'spans.otlp.jsonl')).size;
+  const tabsBefore = (await editorTabTitles(page)).length;
+  await runCommandFromPalette(page, 'Phasewise: Analyze Run');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  for (const file of ['k6.ndjson', 'spans.otlp.jsonl']) {
+    await input.waitFor({ state: 'visible', timeout: 20_000 });
+    await input.fill(path.join(dir, file));
+    await page.waitForTimeout(400);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(800);
+  }
+  // The toast itself, read without opening the notification centre (the progress notification is on
+  // screen while the run loads, and opening the centre through the palette takes longer than a read).
+  const progress = await waitForQuickly('a progress notification with bytes, rate and time left', 120_000, async () => {
+    const texts = await page.locator('.notification-toast .notification-list-item-message').allInnerTexts().catch(() => [] as string[]);
+    return texts.find((t) => PROGRESS_TEXT.test(t));
+  });
+  await seen(progress);
+  await waitFor('the report editor', 240_000, async () => ((await editorTabTitles(page)).length > tabsBefore ? true : undefined));
+  await closeQuickInput(page);
+  return { progress, bytes };
+}
