@@ -1,7 +1,7 @@
 /**
  * One benchmark method in its own process, so peak RSS (process.resourceUsage().maxRSS) belongs to
  * that method alone. Prints one JSON line (ChildResult) on stdout; the orchestrator (main.ts) spawns it.
- * Usage: node out/bench/run/child.js <load|reanalyze|reanalyze-phases|extract|script> <runDir> <db> [threads] [memoryLimit]
+ * Usage: node out/bench/run/child.js <load|load-memory|reanalyze|reanalyze-phases|extract|script> <runDir> <db> [threads] [memoryLimit]
  */
 import * as path from 'path';
 import { monitorEventLoopDelay } from 'perf_hooks';
@@ -12,7 +12,7 @@ import { DuckStore, type Params, type QueryRunner, type Row } from '../../src/co
 import { extract, type ExtractPath } from '../baselines/duckExtract';
 import { envelopeQuantiles } from '../baselines/nodeScript';
 
-export type Method = 'load' | 'reanalyze' | 'reanalyze-phases' | 'extract' | 'script';
+export type Method = 'load' | 'load-memory' | 'reanalyze' | 'reanalyze-phases' | 'extract' | 'script';
 
 export interface StepTiming {
   step: string;
@@ -93,9 +93,10 @@ async function analyzeTimed(store: QueryRunner, options: AnalysisOptions, gates:
   return { report, seconds, loopMaxMs: loop.max / 1e6 };
 }
 
-async function runLoad(dir: string, db: string, storeOptions: { threads?: number; memoryLimit?: string }): Promise<Omit<ChildResult, 'maxRssMB'>> {
+async function runLoad(dir: string, db: string, storeOptions: { threads?: number; memoryLimit?: string }, method: 'load' | 'load-memory' = 'load'): Promise<Omit<ChildResult, 'maxRssMB'>> {
   const t0 = performance.now();
-  const store = new DuckStore({ database: db, ...storeOptions });
+  // 'load-memory': what `phasewise analyze --run … --spans …` does without --db (an in-memory database).
+  const store = new DuckStore({ database: method === 'load' ? db : ':memory:', ...storeOptions });
   const timed = new TimingRunner(store);
   const steps: StepTiming[] = [];
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -116,7 +117,7 @@ async function runLoad(dir: string, db: string, storeOptions: { threads?: number
   steps.push({ step: 'close (checkpoint)', seconds: (performance.now() - s) / 1000 });
   const env = envelopeOf(a.report);
   return {
-    method: 'load',
+    method,
     wallSeconds: (performance.now() - t0) / 1000,
     envelopeP95: env.p95,
     envelopeN: env.n,
@@ -191,7 +192,7 @@ async function main(): Promise<void> {
   const mem = memoryLimit && memoryLimit !== '-' ? memoryLimit : undefined;
   const storeOptions = { ...(threads !== undefined ? { threads } : {}), ...(mem !== undefined ? { memoryLimit: mem } : {}) };
   let result: Omit<ChildResult, 'maxRssMB'>;
-  if (method === 'load') result = await runLoad(dir, db, storeOptions);
+  if (method === 'load' || method === 'load-memory') result = await runLoad(dir, db, storeOptions, method);
   else if (method === 'reanalyze' || method === 'reanalyze-phases') result = await runReanalyze(db, storeOptions, method === 'reanalyze-phases');
   else if (method === 'extract') result = await runExtract(dir, threads, mem, (k6Path ?? 'typed') as ExtractPath, (spanPath ?? 'objects') as ExtractPath);
   else if (method === 'script') result = await runScript(dir);

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --sizes 10k,100k] [--inputs compact,sdk,real] [--repeat N] [--data DIR]
- *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-phases,extract,script]
+ *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-phases,load-memory,extract,script]
  *   [--append] [--delete-runs] [--results FILE]`
  * Generates (or reuses) the bench runs of each input (generateCache.ts) and times, side by side and
  * each in its own process: (a) Phasewise first load + analysis into a fresh DuckDB file,
@@ -47,7 +47,7 @@ function parseBenchArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {
     sizes: [...SIZES],
     inputs: [...INPUTS],
-    methods: ['load', 'reanalyze', 'reanalyze-phases', 'extract', 'script'],
+    methods: ['load', 'reanalyze', 'reanalyze-phases', 'load-memory', 'extract', 'script'],
     repeat: 1,
     data: path.join(OUT_BENCH, 'runs'),
     // Both cores: DuckDB parallelises JSON parsing per file block; the JS thread mostly waits.
@@ -178,7 +178,7 @@ async function benchInput(size: Size, input: Input, a: BenchArgs): Promise<SizeS
   const checks = all.filter((m) => m.result.envelopeP95 !== undefined).map((m) => [m.result.method, m.result.envelopeP95 as number] as const);
   const ok = checks.every(([, v]) => Math.abs(v - expected) <= TOLERANCE_MS);
   const byMethod = (m: string): number | undefined => checks.find(([k]) => k === m)?.[1];
-  const envelope = { phasewise: byMethod('load'), script: byMethod('script'), reanalysis: byMethod('reanalyze'), reanalysisPhases: byMethod('reanalyze-phases'), expected };
+  const envelope = { phasewise: byMethod('load'), inMemory: byMethod('load-memory'), script: byMethod('script'), reanalysis: byMethod('reanalyze'), reanalysisPhases: byMethod('reanalyze-phases'), expected };
   const note = Object.entries(envelope).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${(v as number).toFixed(9)}`).join(', ') +
     ` ms (tolerance ${TOLERANCE_MS} ms${checks.length > 4 ? `, all ${checks.length} runs checked` : ''})`;
   if (a.deleteRuns) {
