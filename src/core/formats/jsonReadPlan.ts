@@ -50,6 +50,8 @@ export interface JsonReadPlan {
   threads?: number;
   /** Number of pieces (0 = the file itself), for progress and tests. */
   pieces: number;
+  /** The piece size chosen (MiB), or null when the whole file's parse fits: what a staged re-read may hand the parser at once. */
+  pieceMiB: number | null;
 }
 
 export interface PlanChoice {
@@ -78,7 +80,7 @@ export async function withJsonReadPlan<T>(ctx: ReaderContext, read: (plan: JsonR
   const limits = await storeLimits(ctx.store);
   const budget = limits.memoryBytes === undefined ? undefined : (limits.memoryBytes * PARSE_SHARE) / MIB;
   const choice = choosePlan(budget, limits.threads);
-  if (choice.pieceMiB === null) return read({ files: ctx.path, compression: ctx.sniff.gzip ? 'gzip' : 'uncompressed', pieces: 0 });
+  if (choice.pieceMiB === null) return read({ files: ctx.path, compression: ctx.sniff.gzip ? 'gzip' : 'uncompressed', pieces: 0, pieceMiB: null });
 
   await mkdir(limits.tempDirectory, { recursive: true });
   const dir = await mkdtemp(path.join(limits.tempDirectory, 'phasewise-pieces-'));
@@ -88,10 +90,16 @@ export async function withJsonReadPlan<T>(ctx: ReaderContext, read: (plan: JsonR
     const split = await splitLines(ctx.path, ctx.sniff.gzip, dir, choice.pieceMiB * MIB, (read) =>
       bytes !== undefined && bytes > 0 ? ctx.progress?.(`cutting ${path.basename(ctx.path)} into pieces`, Math.min(1, read / bytes)) : undefined,
     );
-    if (split.files.length === 0) return await read({ files: ctx.path, compression: ctx.sniff.gzip ? 'gzip' : 'uncompressed', pieces: 0 });
+    if (split.files.length === 0) return await read({ files: ctx.path, compression: ctx.sniff.gzip ? 'gzip' : 'uncompressed', pieces: 0, pieceMiB: choice.pieceMiB });
     // A line longer than the piece size makes its piece (and that thread's buffers) larger: re-plan the threads.
     const threads = choosePlan(budget, limits.threads, split.longestLine / MIB).threads;
-    const plan: JsonReadPlan = { files: await listParam(split.files), compression: 'uncompressed', pieces: split.files.length, ...(threads < limits.threads ? { threads } : {}) };
+    const plan: JsonReadPlan = {
+      files: await listParam(split.files),
+      compression: 'uncompressed',
+      pieces: split.files.length,
+      pieceMiB: choice.pieceMiB,
+      ...(threads < limits.threads ? { threads } : {}),
+    };
     return await withThreads(ctx.store, plan.threads, limits.threads, () => read(plan));
   } finally {
     await rm(dir, { recursive: true, force: true });

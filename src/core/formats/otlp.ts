@@ -283,7 +283,7 @@ async function readOtlpWith(ctx: ReaderContext, plan: JsonReadPlan | undefined):
       // Not clean (malformed or truncated line): stage line by line, record bad lines, read the rest.
       await ctx.store.run(`DELETE FROM ${stage}`);
       skipped = (await stageNdjson(ctx, 'otlp_lines')).skipped;
-      await flattenStaged(ctx, stage);
+      await flattenStaged(ctx, stage, plan.pieceMiB ?? STAGED_SLICE_MIB);
     }
   } else {
     await stageDocuments(ctx);
@@ -341,23 +341,24 @@ async function takeMarkers(ctx: ReaderContext, stage: string): Promise<number> {
 }
 
 /**
- * JSON text per json_transform chunk in flattenStaged: a chunk holds up to 2048 staged lines, and 2048
- * request bodies of 116 KB are 237 MB of JSON parsed at once per thread (a 46 MB file with one bad line
- * ran out of memory under the default 1200MB limit). 2 MiB of lines is ≈ 75 MiB of parse per thread
- * (jsonReadPlan.ts pieceParseMiB).
+ * JSON text per json_transform chunk in flattenStaged when the plan read the file whole: a chunk holds
+ * up to 2048 staged lines, and 2048 request bodies of 116 KB are 237 MB of JSON parsed at once per
+ * thread (a 46 MB file with one bad line ran out of memory under the default 1200MB limit). 8 MiB is
+ * the largest piece jsonReadPlan.ts plans (≈ 122 MiB of parse per thread); under a lower limit, the
+ * plan's own piece size.
  */
-const STAGED_SLICE_BYTES = 2 * 2 ** 20;
+const STAGED_SLICE_MIB = 8;
 
 /**
  * Flattens the staged otlp_lines(line, doc) into the stage, then drops them: in one statement when
- * its chunks stay small, else in slices of consecutive line numbers of at most STAGED_SLICE_BYTES of
- * the longest line each (a filtered scan hands json_transform only the slice's rows).
+ * its chunks stay small, else in slices of consecutive line numbers of at most `sliceMiB` of the
+ * longest line each (a filtered scan hands json_transform only the slice's rows).
  */
-async function flattenStaged(ctx: ReaderContext, stage: string): Promise<void> {
+async function flattenStaged(ctx: ReaderContext, stage: string, sliceMiB = STAGED_SLICE_MIB): Promise<void> {
   const [s] = await ctx.store.all<{ lo: number | null; hi: number | null; longest: number | null }>(
     'SELECT min(line) AS lo, max(line) AS hi, max(strlen(doc::VARCHAR)) AS longest FROM otlp_lines',
   );
-  const width = Math.max(1, Math.floor(STAGED_SLICE_BYTES / Math.max(1, s.longest ?? 1)));
+  const width = Math.max(1, Math.floor((sliceMiB * 2 ** 20) / Math.max(1, s.longest ?? 1)));
   if (s.lo === null || s.hi === null || width >= 2048) {
     await flattenInto(ctx, stage, 'otlp_lines', [DOCUMENT_SHAPE]);
   } else {
