@@ -5,7 +5,7 @@ import { CancelledError, ContractError, InputError } from '../../src/core/errors
 /** One valid message of each worker message type (the declaration's tags: a new type needs one here). */
 const VALID: Record<WorkerMessage['type'], Record<string, unknown>> = {
   progress: { type: 'progress', message: 'loading k6.ndjson', fraction: null },
-  file: { type: 'file', file: '/tmp/k6.ndjson', bytes: 12, side: 'client' },
+  file: { type: 'file', file: '/tmp/k6.ndjson', bytes: 12, side: 'client', totalBytes: 40 },
   notes: { type: 'notes', notes: ['a.loadcontract.yaml:1:1: warning x y'] },
   result: {
     type: 'result',
@@ -29,8 +29,9 @@ describe('analysis worker protocol (messages declared once with src/protocol/sch
     const broken: Array<Record<string, unknown>> = [
       { type: 'progress', message: 'x' },
       { type: 'progress', message: 1, fraction: 0.5 },
-      { type: 'file', file: '/f', bytes: '12', side: 'client' },
-      { type: 'file', file: '/f', bytes: 12, side: 'summary' },
+      { type: 'file', file: '/f', bytes: '12', side: 'client', totalBytes: 12 },
+      { type: 'file', file: '/f', bytes: 12, side: 'summary', totalBytes: 12 },
+      { type: 'file', file: '/f', bytes: 12, side: 'client' },
       { type: 'notes', notes: ['ok', 3] },
       { type: 'result', report: null, markdown: '' },
       { type: 'result', report: { phasewise_version: '0.1.0', join: { client_requests: 2, matched: 2 } }, markdown: '' },
