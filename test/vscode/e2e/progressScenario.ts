@@ -38,10 +38,17 @@ export async function analyzeWithProgress(page: Page, workspace: string, waitFor
   const tabsBefore = (await editorTabTitles(page)).length;
   await runCommandFromPalette(page, 'Phasewise: Analyze Run');
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
-  for (const file of ['k6.ndjson', 'spans.otlp.jsonl']) {
-    await input.waitFor({ state: 'visible', timeout: 20_000 });
-    await input.fill(path.join(dir, file));
-    await page.waitForTimeout(400);
+  const title = page.locator('.quick-input-widget .quick-input-title');
+  for (const [file, asks] of [['k6.ndjson', /run|k6|load|result/i], ['spans.otlp.jsonl', /span|otlp|jaeger|zipkin/i]] as const) {
+    // Wait for the prompt that asks for this file: on a busy machine the span prompt can open after
+    // the fill meant for it and replace it with its default folder (the value then is contracts/).
+    await waitForQuickly(`the prompt for ${file}`, 20_000, async () => ((await input.isVisible().catch(() => false)) && asks.test(await title.innerText().catch(() => '')) ? true : undefined));
+    const answer = path.join(dir, file);
+    await waitForQuickly(`${file} in the prompt`, 10_000, async () => {
+      if ((await input.inputValue().catch(() => '')) !== answer) await input.fill(answer);
+      await page.waitForTimeout(400);
+      return (await input.inputValue().catch(() => '')) === answer ? true : undefined;
+    });
     await page.keyboard.press('Enter');
     await page.waitForTimeout(800);
   }
