@@ -23,6 +23,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   k6: async (argv) => (await import('./commands/k6')).runK6(argv),
   probe: async (argv) => (await import('./commands/probe')).runProbeCommand(argv),
   receive: async (argv) => (await import('./commands/receive')).runReceive(argv),
+  sql: async (argv) => (await import('./commands/sql')).runSql(argv),
 };
 
 export async function main(argv: string[]): Promise<number> {

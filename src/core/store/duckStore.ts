@@ -159,6 +159,21 @@ export class DuckStore implements QueryRunner {
   }
 
   /**
+   * A result as column names, DuckDB type names and rows of values (duplicate names kept): for a
+   * user's query. With `maxRows`, reading stops once that many rows are in (streamed: a large result
+   * is never held whole); the rows may then run a chunk past it.
+   */
+  async table(sql: string, maxRows?: number): Promise<{ columns: string[]; types: string[]; rows: unknown[][] }> {
+    const conn = await this.connectUnlessCancelled();
+    try {
+      const reader = maxRows === undefined ? await conn.runAndReadAll(sql) : await conn.streamAndReadUntil(sql, maxRows);
+      return { columns: reader.columnNames(), types: reader.columnTypes().map((t) => t.toString()), rows: reader.getRowsJS().map((r) => r.map(normalizeValue)) };
+    } catch (err) {
+      throw new StoreError(errorMessage(err), sql);
+    }
+  }
+
+  /**
    * Cancels the work on this store (the editor's cancel button, Ctrl-C): interrupts the running query
    * and refuses every later one with CancelledError. Why sticky: DuckDB's interrupt only stops the
    * query running at that instant, so a cancel that lands between two queries (e.g. between two

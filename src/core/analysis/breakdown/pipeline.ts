@@ -6,7 +6,7 @@
  * rebuilds the phase steps and keeps the index, the attribute cache and the trace roots.
  */
 import { columnsOf } from '../catalog/columns';
-import { forgetStamps, markLoadedTablesChanged, readStoredState, recordStamps, type StoredRelation } from '../catalog/derivedMeta';
+import { forgetStamps, markLoadedTablesChanged, META_TABLE, readStoredState, recordStamps, type StoredRelation, type StoredState } from '../catalog/derivedMeta';
 import { LOADED_TABLES, RELATIONS, type ColumnDecl } from '../catalog/relations';
 import { Stamps } from '../catalog/stamps';
 import { resetAttributeCache, writeCachedKeys } from '../index/attributeCache';
@@ -100,17 +100,32 @@ function hasDeclaredShape(name: string, stored: ReadonlyMap<string, StoredRelati
   return columnsOf(name, phases, live).length === relation.columnCount;
 }
 
-/**
- * Makes every derived relation current for these options: reads the stored stamps, rebuilds the stale
- * steps in order (forgetting their stamps first, recording them once built) and returns the stamps.
- */
-export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
+/** What ensureBreakdown would rebuild, and the stamps it would record. */
+async function planBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<{ phases: PhaseColumn[]; columns: string[]; state: StoredState; stamps: Stamps; todo: Step[] }> {
   const phases = phaseColumns(options.phases);
   const columns = phases.map((p) => p.column);
   const state = await readStoredState(store, LOADED_TABLES);
   const stamps = new Stamps(state.loaded, options, columns);
   const stale = (name: string): boolean => state.stamps.get(name) !== stamps.relation(name) || !hasDeclaredShape(name, state.relations, columns);
-  const todo = STEPS.filter((step) => step.outputs.some(stale));
+  return { phases, columns, state, stamps, todo: STEPS.filter((step) => step.outputs.some(stale)) };
+}
+
+/**
+ * Whether every derived relation is current for these options, read without writing (for a database
+ * opened read-only: `phasewise sql` and `export` query it only when nothing needs rebuilding).
+ */
+export async function breakdownIsCurrent(store: QueryRunner, options: AnalysisOptions): Promise<boolean> {
+  const [meta] = await store.all<{ n: number }>(`SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = '${META_TABLE}'`);
+  if (Number(meta?.n ?? 0) === 0) return false;
+  return (await planBreakdown(store, options)).todo.length === 0;
+}
+
+/**
+ * Makes every derived relation current for these options: reads the stored stamps, rebuilds the stale
+ * steps in order (forgetting their stamps first, recording them once built) and returns the stamps.
+ */
+export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
+  const { phases, columns, state, stamps, todo } = await planBreakdown(store, options);
   await forgetStamps(store, todo.flatMap((s) => s.outputs));
   const ctx: StepContext = { store, options, phases, phasesStale: todo.some((s) => s.outputs.includes('span_phase')) };
   for (const step of todo) {

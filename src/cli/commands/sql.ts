@@ -1,0 +1,84 @@
+/**
+ * `phasewise sql --db FILE "SELECT …"`: one read-only SELECT over the query views of a loaded run
+ * (core/views), printed as a table, CSV or JSON. `--help` prints every view and column.
+ */
+import { readFile, writeFile } from 'fs/promises';
+import { runSelect } from '../../core/views/query';
+import { renderResult, RESULT_FORMATS, type ResultFormat } from '../../core/views/render';
+import { viewsReference } from '../../core/views/docs';
+import { openRunViews } from '../../core/views/session';
+import { flagPositiveInt, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
+import { EXIT_PASS } from '../exitCodes';
+import { note, writeStdout } from '../output';
+import { resolveAnalysis } from '../session';
+
+const SQL_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  db: { kind: 'string' },
+  contract: { kind: 'string' },
+  window: { kind: 'string' },
+  format: { kind: 'string', alias: 'f' },
+  out: { kind: 'string', alias: 'o' },
+  file: { kind: 'string' },
+  'max-rows': { kind: 'string' },
+  help: { kind: 'boolean', alias: 'h' },
+};
+
+/** Rows a text table shows unless --max-rows says otherwise (CSV and JSON give every row). */
+const TEXT_ROWS = 1000;
+
+export const SQL_USAGE = `usage: phasewise sql --db FILE [options] "SELECT …"
+  one SELECT (or WITH … SELECT) over the query views of a run loaded with 'phasewise analyze --db FILE';
+  the file is attached read-only and only a SELECT runs (no INSERT, COPY, ATTACH, SET, PRAGMA, …);
+  DuckDB's external access is off and its settings locked: a query reads the run and nothing else
+  (no read_csv/read_parquet/read_text/glob of other files, no extensions, no network)
+  (when its derived tables are out of date for --contract/--window, the run is analysed first)
+  --db FILE              the run
+  --file FILE            read the query from FILE instead of the argument
+  --contract FILE        phase mapping and window size, as for analyze (they shape pairs, windows, spans.phase)
+  --window DURATION      window size of pairs.window_index and windows (default 30s)
+  --format text|csv|json  (default text); --out FILE writes it to FILE
+  --max-rows N           at most N rows (text default ${TEXT_ROWS}; csv and json: all unless given)
+`;
+
+export async function runSql(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, SQL_FLAGS);
+  if (args.flags.has('help')) {
+    await writeStdout(`${SQL_USAGE}\n${viewsReference()}`);
+    return EXIT_PASS;
+  }
+  const db = flagString(args, 'db');
+  if (db === undefined) throw new UsageError('sql needs --db FILE (a run loaded with phasewise analyze --db)');
+  const format = parseFormat(flagString(args, 'format') ?? 'text');
+  const queryFile = flagString(args, 'file');
+  if (queryFile !== undefined && args.positional.length > 0) throw new UsageError('give the query as an argument or with --file, not both');
+  if (args.positional.length > 1) throw new UsageError(`give the query as one argument (quote it), got ${args.positional.length}`);
+  const sql = queryFile !== undefined ? await readQuery(queryFile) : args.positional[0];
+  if (sql === undefined) throw new UsageError('give a query: phasewise sql --db FILE "SELECT * FROM pairs LIMIT 10" (phasewise sql --help lists the views)');
+  const maxRows = flagPositiveInt(args, 'max-rows') ?? (format === 'text' ? TEXT_ROWS : undefined);
+
+  const { options } = await resolveAnalysis(args);
+  const run = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: (file) => note(`phasewise: ${file}: analysing it first (its derived tables are out of date for these options)`) });
+  let text: string;
+  try {
+    text = renderResult(await runSelect(run.store, sql, maxRows), format);
+  } finally {
+    await run.close();
+  }
+  const out = flagString(args, 'out');
+  if (out !== undefined) await writeFile(out, text, 'utf8');
+  else await writeStdout(text);
+  return EXIT_PASS;
+}
+
+function parseFormat(raw: string): ResultFormat {
+  if ((RESULT_FORMATS as readonly string[]).includes(raw)) return raw as ResultFormat;
+  throw new UsageError(`--format expects one of ${RESULT_FORMATS.join(', ')}, got '${raw}'`);
+}
+
+async function readQuery(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read the query file ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}

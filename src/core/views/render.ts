@@ -1,0 +1,70 @@
+/**
+ * A query result as text (an aligned table), CSV (RFC 4180) or JSON. Values from the run's files
+ * (span names, paths, messages) are escaped: no control character reaches a terminal or a CSV cell
+ * unquoted.
+ */
+import type { QueryResult } from './query';
+
+export const RESULT_FORMATS = ['text', 'csv', 'json'] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
+
+/** Widest a text cell gets before it is cut with an ellipsis (the CSV and JSON keep every character). */
+const MAX_CELL = 48;
+
+export function renderResult(result: QueryResult, format: ResultFormat): string {
+  if (format === 'csv') return resultCsv(result);
+  if (format === 'json') return `${JSON.stringify(resultJson(result), null, 2)}\n`;
+  return resultText(result);
+}
+
+/** A value as one line of text: NULL for null, JSON for lists and structs, ISO for times. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return String(value);
+}
+
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function resultText(result: QueryResult): string {
+  const cells = result.rows.map((row) => row.map((v) => cut(printable(cellText(v)))));
+  const widths = result.columns.map((c, i) => Math.max(printable(c).length, ...cells.map((r) => r[i].length)));
+  const numeric = result.types.map((t) => /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL)/.test(t));
+  const line = (values: string[], header = false): string =>
+    values.map((v, i) => (numeric[i] && !header ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
+  const out = [line(result.columns.map(printable), true), widths.map((w) => '-'.repeat(w)).join('  ')];
+  for (const row of cells) out.push(line(row));
+  const n = result.rows.length;
+  out.push(`(${n} row${n === 1 ? '' : 's'}${result.truncated ? '; more rows exist: give --max-rows, or --format csv|json for all of them' : ''})`);
+  return `${out.join('\n')}\n`;
+}
+
+function cut(text: string): string {
+  return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 1)}…` : text;
+}
+
+function resultCsv(result: QueryResult): string {
+  const field = (text: string): string => (/[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+  const value = (v: unknown): string => (v === null || v === undefined ? '' : field(cellText(v)));
+  const lines = [result.columns.map(field).join(','), ...result.rows.map((r) => r.map(value).join(','))];
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** `{ columns: [{name, type}], rows: [{column: value}], truncated }`; repeated column names get `_1`, `_2`, … as DuckDB names them in a subquery. */
+export function resultJson(result: QueryResult): { columns: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>>; truncated: boolean } {
+  const seen = new Map<string, number>();
+  const keys = result.columns.map((c) => {
+    const n = seen.get(c) ?? 0;
+    seen.set(c, n + 1);
+    return n === 0 ? c : `${c}_${n}`;
+  });
+  const jsonValue = (v: unknown): unknown => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
+  return {
+    columns: keys.map((name, i) => ({ name, type: result.types[i] })),
+    rows: result.rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, jsonValue(r[i])]))),
+    truncated: result.truncated,
+  };
+}
