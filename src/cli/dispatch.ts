@@ -24,6 +24,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   probe: async (argv) => (await import('./commands/probe')).runProbeCommand(argv),
   receive: async (argv) => (await import('./commands/receive')).runReceive(argv),
   sql: async (argv) => (await import('./commands/sql')).runSql(argv),
+  export: async (argv) => (await import('./commands/export')).runExport(argv),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -11,6 +11,7 @@ commands
   probe      send one request (or a slow series) with a traceparent, fetch its trace, reconcile it
   receive    an OTLP/HTTP trace receiver: store the spans a gateway exports (JSONL and/or --db)
   sql        one read-only SELECT over a loaded run's query views (phasewise sql --help lists them)
+  export     the raw pairs of a loaded run (one row per request, every owner's duration) as Parquet or CSV
 
 phasewise analyze --run FILE... --spans FILE... [options]
   --run FILE...          client side: k6 JSON/CSV output, k6 summary, per-request records (NDJSON/CSV)
@@ -62,5 +63,6 @@ phasewise receive [--listen 127.0.0.1:4318] [--out FILE.otlp.jsonl] [--db FILE] 
 phasewise validate [--strict] [--quiet] FILE.loadcontract.yaml...
 phasewise k6 FILE.loadcontract.yaml [--out script.js]
 phasewise sql --db FILE [--contract FILE] [--format text|csv|json] "SELECT …"   (phasewise sql --help: the views)
+phasewise export --db FILE --out pairs.parquet|pairs.csv [--contract FILE] [--window DURATION]
 
 ${exitCodeUsage()}`;

@@ -1,0 +1,66 @@
+/**
+ * `phasewise export --db FILE --out pairs.parquet|pairs.csv`: the raw pairs of a loaded run through
+ * the query views (core/views/exportPairs.ts).
+ */
+import { existsSync, statSync } from 'fs';
+import * as path from 'path';
+import { EXPORT_FORMATS, exportFormatOf, exportPairs, type ExportFormat } from '../../core/views/exportPairs';
+import { openRunViews } from '../../core/views/session';
+import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
+import { EXIT_PASS } from '../exitCodes';
+import { note, writeStdout } from '../output';
+import { resolveAnalysis } from '../session';
+
+const EXPORT_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  db: { kind: 'string' },
+  out: { kind: 'string', alias: 'o' },
+  format: { kind: 'string', alias: 'f' },
+  contract: { kind: 'string' },
+  window: { kind: 'string' },
+  quiet: { kind: 'boolean', alias: 'q' },
+  help: { kind: 'boolean', alias: 'h' },
+};
+
+export const EXPORT_USAGE = `usage: phasewise export --db FILE --out pairs.parquet|pairs.csv [options]
+  one row per client request (the pairs view: trace ID, outcome, status class, group dimensions,
+  window and every owner's duration; nothing that could hold prompt or response text)
+  --format parquet|csv   when the file name does not say (.parquet, .csv)
+  --contract FILE        phase mapping and window size, as for analyze; --window DURATION (default 30s)
+  columns: phasewise sql --help (view pairs)
+`;
+
+export async function runExport(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, EXPORT_FLAGS);
+  if (flagBoolean(args, 'help')) {
+    await writeStdout(EXPORT_USAGE);
+    return EXIT_PASS;
+  }
+  if (args.positional.length > 0) throw new UsageError(`unexpected argument '${args.positional[0]}'`);
+  const db = flagString(args, 'db');
+  const out = flagString(args, 'out');
+  if (db === undefined || out === undefined) throw new UsageError('export needs --db FILE and --out pairs.parquet|pairs.csv');
+  const format = parseFormat(flagString(args, 'format'), out);
+  const dir = path.dirname(path.resolve(out));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--out ${out}: the directory ${dir} does not exist`);
+  if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out} is a directory`);
+
+  const { options } = await resolveAnalysis(args);
+  const run = await openRunViews(db, options, { onAnalyse: (file) => note(`phasewise: ${file}: analysing it first (its derived tables are out of date for these options)`) });
+  try {
+    const rows = await exportPairs(run, out, format);
+    if (!flagBoolean(args, 'quiet')) note(`phasewise: ${rows} pair${rows === 1 ? '' : 's'} written to ${out} (${format})`);
+  } finally {
+    await run.close();
+  }
+  return EXIT_PASS;
+}
+
+function parseFormat(raw: string | undefined, out: string): ExportFormat {
+  if (raw !== undefined) {
+    if ((EXPORT_FORMATS as readonly string[]).includes(raw)) return raw as ExportFormat;
+    throw new UsageError(`--format expects one of ${EXPORT_FORMATS.join(', ')}, got '${raw}'`);
+  }
+  const byName = exportFormatOf(out);
+  if (byName === undefined) throw new UsageError(`--out ${out}: name it .parquet or .csv, or give --format parquet|csv`);
+  return byName;
+}
