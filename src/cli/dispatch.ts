@@ -25,6 +25,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   receive: async (argv) => (await import('./commands/receive')).runReceive(argv),
   sql: async (argv) => (await import('./commands/sql')).runSql(argv),
   export: async (argv) => (await import('./commands/export')).runExport(argv),
+  compare: async (argv) => (await import('./commands/compare')).runCompare(argv),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -12,6 +12,7 @@ commands
   receive    an OTLP/HTTP trace receiver: store the spans a gateway exports (JSONL and/or --db)
   sql        one read-only SELECT over a loaded run's query views (phasewise sql --help lists them)
   export     the raw pairs of a loaded run (one row per request, every owner's duration) as Parquet or CSV
+  compare    two runs: every owner's p50/p95/p99 with bootstrap intervals, ledgers, coverage, same experiment?
 
 phasewise analyze --run FILE... --spans FILE... [options]
   --run FILE...          client side: k6 JSON/CSV output, k6 summary, per-request records (NDJSON/CSV)
@@ -64,5 +65,6 @@ phasewise validate [--strict] [--quiet] FILE.loadcontract.yaml...
 phasewise k6 FILE.loadcontract.yaml [--out script.js]
 phasewise sql --db FILE [--contract FILE] [--format text|csv|json] "SELECT …"   (phasewise sql --help: the views)
 phasewise export --db FILE --out pairs.parquet|pairs.csv [--contract FILE] [--window DURATION]
+phasewise compare BASE HEAD [--fail-on 'METRIC.STAT>+N%'] [--format json]   (phasewise compare --help)
 
 ${exitCodeUsage()}`;
