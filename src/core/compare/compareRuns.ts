@@ -84,11 +84,21 @@ function comparedMetrics(phaseColumns: readonly string[]): Array<{ metric: strin
   });
 }
 
-/** Every compared metric's finite values, ascending, in one query over the pairs view. */
+/**
+ * Every compared metric's finite values, ascending: one column read per population (DuckDB's
+ * list(… ORDER BY) per metric cost 0.25 s each at 100k requests), sorted here as Float64Arrays.
+ */
 async function sortedValues(run: RunViews, metrics: ReturnType<typeof comparedMetrics>): Promise<Map<string, Float64Array>> {
-  const select = metrics.map((m, i) => `list(${m.metric} ORDER BY ${m.metric}) FILTER (WHERE ${m.filter} AND isfinite(${m.metric})) AS m${i}`);
-  const [row] = await run.store.all(`SELECT ${select.join(', ')} FROM pairs`);
-  return new Map(metrics.map((m, i) => [m.metric, Float64Array.from((row?.[`m${i}`] as number[] | null) ?? [])]));
+  const out = new Map<string, Float64Array>();
+  for (const filter of [...new Set(metrics.map((m) => m.filter))]) {
+    const chosen = metrics.filter((m) => m.filter === filter);
+    const columns = await run.store.columns(`SELECT ${chosen.map((m) => `CAST(${m.metric} AS DOUBLE) AS ${m.metric}`).join(', ')} FROM pairs WHERE ${filter}`);
+    for (const m of chosen) {
+      const values = (columns.get(m.metric) ?? []).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+      out.set(m.metric, Float64Array.from(values).sort());
+    }
+  }
+  return out;
 }
 
 async function side(run: ComparedRun): Promise<RunSide> {
@@ -114,7 +124,8 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
   const headPhases = new Set(head.views.context.phaseColumns);
   const phases = base.views.context.phaseColumns.filter((c) => headPhases.has(c));
   const metrics = comparedMetrics(phases);
-  const [bv, hv] = [await sortedValues(base.views, metrics), await sortedValues(head.views, metrics)];
+  // The runs live in two DuckDB instances: read both at once.
+  const [bv, hv, baseSide, headSide] = await Promise.all([sortedValues(base.views, metrics), sortedValues(head.views, metrics), side(base), side(head)]);
   const rows: MetricComparison[] = [];
   const moved: Moved[] = [];
   for (const m of metrics) {
@@ -136,8 +147,8 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
     resamples: settings.resamples,
     confidence: settings.confidence,
     seed: settings.seed,
-    base: await side(base),
-    head: await side(head),
+    base: baseSide,
+    head: headSide,
     metrics: rows,
     moved,
   };

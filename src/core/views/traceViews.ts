@@ -11,7 +11,6 @@ function rootMetricColumns(phaseColumns: readonly string[]): ViewColumn[] {
   });
 }
 
-
 export const SERVER_ROOTS: ViewDecl = {
   name: 'server_roots',
   meaning: 'One row per trace with exactly one root span (the server-only population), with its phase times.',
