@@ -6,7 +6,7 @@
 import { constants } from 'fs';
 import { access, realpath, rename, rm, stat, writeFile } from 'fs/promises';
 import * as path from 'path';
-import { InputError } from '../core/errors';
+import { InputError, StoreError } from '../core/errors';
 import { escapeText } from '../core/escape';
 import { osReason } from './errorContract';
 import type { RawOption } from './output';
@@ -35,24 +35,33 @@ export async function checkOutputPath(out: string): Promise<void> {
  */
 export async function writeOutputFile(out: string, content: string, options: RawOption = {}): Promise<void> {
   const text = options.raw ? content : escapeText(content);
+  await replaceOutput(out, (file, mode) => writeFile(file, text, { encoding: 'utf8', mode }));
+}
+
+/**
+ * Has `write` create the complete file for `out` (see the file header: beside it, then renamed over
+ * it; a device directly) and returns what it returned. `mode` is the existing file's, to keep. A
+ * failed write is an InputError naming `out` and why (an OS error, or DuckDB's COPY failing to write).
+ */
+export async function replaceOutput<T>(out: string, write: (file: string, mode: number) => Promise<T>): Promise<T> {
   const existing = await stat(out).catch(() => undefined);
   try {
-    if (existing && !existing.isFile()) {
-      await writeFile(out, text, 'utf8');
-      return;
-    }
+    if (existing && !existing.isFile()) return await write(out, 0o666);
     // Through a symbolic link to the file it names: the link stays a link.
     const target = existing ? await realpath(out) : path.resolve(out);
     const temp = path.join(path.dirname(target), `.${path.basename(target)}.phasewise-${process.pid}.tmp`);
     try {
-      await writeFile(temp, text, { encoding: 'utf8', mode: existing ? existing.mode & 0o777 : 0o666 });
+      const result = await write(temp, existing ? existing.mode & 0o777 : 0o666);
       await rename(temp, target);
+      return result;
     } catch (err) {
       await rm(temp, { force: true });
       throw err;
     }
   } catch (err) {
     const os = osReason(err);
-    throw new InputError(out, undefined, EXPECTED, os ? `a write that failed: ${os.reason}` : 'a write that failed');
+    if (os) throw new InputError(out, undefined, EXPECTED, `a write that failed: ${os.reason}`);
+    if (err instanceof StoreError && /^IO Error/.test(err.duckdbMessage)) throw new InputError(out, undefined, EXPECTED, 'a write that failed');
+    throw err;
   }
 }

@@ -8,7 +8,7 @@ import * as path from 'path';
 import type { AnalysisOptions, GateSpec } from '../core/analysis/options';
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
-import { inspectDatabase, isWritable, loadingPath, type DatabaseState } from '../core/store/databaseFile';
+import { checkLoadComplete, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
 import { DuckStore } from '../core/store/duckStore';
 import { normalizeMemoryLimit, normalizeThreads } from '../core/memorySettings';
 import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, UsageError, type FlagSpec, type ParsedArgs } from './args';
@@ -126,7 +126,7 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
       if (!writable && !quiet) note(`phasewise: ${dbPath} is read-only: analysing it without writing to it (the derived tables are computed in memory, so this is slower than on a writable file)`);
       if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
       store = new DuckStore({ ...memory, database: dbPath, readOnly: !writable });
-      checkLoadState(dbPath, await store.open());
+      checkLoadComplete(dbPath, await store.open());
       if ((await loadedSourceCount(store)) === 0) {
         throw new InputError(dbPath, undefined, 'a database holding a loaded run (give --run/--spans to load one)', 'an empty database');
       }
@@ -137,12 +137,6 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
     throw err;
   }
   return session;
-}
-
-/** A database to re-analyse must hold a load that finished (a load into it in place was interrupted otherwise). */
-function checkLoadState(dbPath: string, state: DatabaseState | undefined): void {
-  if (state?.kind !== 'ours' || state.loadState === 'complete') return;
-  throw new InputError(dbPath, undefined, 'a database holding a complete loaded run', `${state.loadState === 'loading' ? 'a load that did not finish' : 'no loaded run'}; load it again with --run/--spans`);
 }
 
 /**

@@ -3,7 +3,6 @@
  * bootstrap intervals (core/compare), optionally gated with --fail-on for CI.
  */
 import { existsSync } from 'fs';
-import { writeFile } from 'fs/promises';
 import type { AnalysisOptions } from '../../core/analysis/options';
 import { compareRuns, DEFAULT_COMPARE_SETTINGS, inputsOf, type ComparedRun } from '../../core/compare/compareRuns';
 import type { ExperimentFacts } from '../../core/compare/experiment';
@@ -17,6 +16,8 @@ import { openRunViews, viewContext, type RunViews } from '../../core/views/sessi
 import { flagList, flagPositiveInt, flagString, parseArgs, parseDurationMs, UsageError, type FlagSpec } from '../args';
 import { EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
+import { checkOutputPath, writeOutputFile } from '../outputFile';
+import { storeFlags } from '../session';
 
 const COMPARE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   contract: { kind: 'string' },
@@ -29,8 +30,13 @@ const COMPARE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'fail-on': { kind: 'list' },
   format: { kind: 'string', alias: 'f' },
   out: { kind: 'string', alias: 'o' },
+  'memory-limit': { kind: 'string' },
+  threads: { kind: 'string' },
   help: { kind: 'boolean', alias: 'h' },
 };
+
+/** Resamples above this are a typo: each one sorts a resample of every owner's values (minutes at 1M). */
+const MAX_RESAMPLES = 1_000_000;
 
 export const COMPARE_USAGE = `usage: phasewise compare BASE HEAD [options]
   BASE and HEAD: runs loaded with 'phasewise analyze --db FILE' (each opened read-only)
@@ -46,6 +52,7 @@ export const COMPARE_USAGE = `usage: phasewise compare BASE HEAD [options]
                          the whole interval is above the threshold, 2 when only the point difference is
                          (or the runs are different experiments), 0 otherwise
   --format text|json     (default text); --out FILE writes it to FILE
+  --memory-limit SIZE, --threads N   DuckDB's memory limit and threads, as for analyze
   json: same_experiment, differences, moved [{metric, stat, base, head, delta, ci_low, ci_high}],
         metrics, base/head {outcomes, join}, resamples, confidence, seed, fail_on
 `;
@@ -64,10 +71,11 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   const baseContract = flagString(args, 'base-contract') ?? both;
   const headContract = flagString(args, 'head-contract') ?? both;
   const settings = {
-    resamples: flagPositiveInt(args, 'resamples') ?? DEFAULT_COMPARE_SETTINGS.resamples,
+    resamples: flagPositiveInt(args, 'resamples', MAX_RESAMPLES) ?? DEFAULT_COMPARE_SETTINGS.resamples,
     seed: parseSeed(flagString(args, 'seed')),
     confidence: parseConfidence(flagString(args, 'confidence')),
   };
+  const memory = storeFlags(args);
   const window = flagString(args, 'window');
   const windowMs = window === undefined ? undefined : parseDurationMs(window, '--window');
 
@@ -80,10 +88,13 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
     return rule;
   });
 
+  const out = flagString(args, 'out');
+  if (out !== undefined) await checkOutputPath(out);
+
   const opened: RunViews[] = [];
   try {
     const open = async (db: string, label: string, options: AnalysisOptions, contract: string | undefined): Promise<ComparedRun> => {
-      const views = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: (file) => note(`phasewise: ${file}: analysing it first (its derived tables are out of date for these options)`) });
+      const views = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: note, memory });
       opened.push(views);
       const facts: ExperimentFacts = {
         contract: await contractSections(contract),
@@ -97,8 +108,7 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
     const comparison = await compareRuns(base, head, settings);
     const gates = rules.map((r) => evaluateFailOn(r, comparison));
     const text = format === 'json' ? `${JSON.stringify({ ...comparison, fail_on: gates }, jsonSafe, 2)}\n` : renderComparison(comparison, gates);
-    const out = flagString(args, 'out');
-    if (out !== undefined) await writeFile(out, text, 'utf8');
+    if (out !== undefined) await writeOutputFile(out, text);
     else await writeStdout(text);
     return exitCode(gates, comparison.same_experiment);
   } finally {

@@ -2,14 +2,13 @@
  * `phasewise export --db FILE --out pairs.parquet|pairs.csv`: the raw pairs of a loaded run through
  * the query views (core/views/exportPairs.ts).
  */
-import { existsSync, statSync } from 'fs';
-import * as path from 'path';
 import { EXPORT_FORMATS, exportFormatOf, exportPairs, type ExportFormat } from '../../core/views/exportPairs';
 import { openRunViews } from '../../core/views/session';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
-import { resolveAnalysis } from '../session';
+import { checkOutputPath, replaceOutput } from '../outputFile';
+import { resolveAnalysis, storeFlags } from '../session';
 
 const EXPORT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   db: { kind: 'string' },
@@ -18,6 +17,8 @@ const EXPORT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   contract: { kind: 'string' },
   window: { kind: 'string' },
   quiet: { kind: 'boolean', alias: 'q' },
+  'memory-limit': { kind: 'string' },
+  threads: { kind: 'string' },
   help: { kind: 'boolean', alias: 'h' },
 };
 
@@ -26,6 +27,7 @@ export const EXPORT_USAGE = `usage: phasewise export --db FILE --out pairs.parqu
   window and every owner's duration; nothing that could hold prompt or response text)
   --format parquet|csv   when the file name does not say (.parquet, .csv)
   --contract FILE        phase mapping and window size, as for analyze; --window DURATION (default 30s)
+  --memory-limit SIZE, --threads N   DuckDB's memory limit and threads, as for analyze
   columns: phasewise sql --help (view pairs)
 `;
 
@@ -40,14 +42,13 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   const out = flagString(args, 'out');
   if (db === undefined || out === undefined) throw new UsageError('export needs --db FILE and --out pairs.parquet|pairs.csv');
   const format = parseFormat(flagString(args, 'format'), out);
-  const dir = path.dirname(path.resolve(out));
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--out ${out}: the directory ${dir} does not exist`);
-  if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out} is a directory`);
+  await checkOutputPath(out);
 
+  const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);
-  const run = await openRunViews(db, options, { onAnalyse: (file) => note(`phasewise: ${file}: analysing it first (its derived tables are out of date for these options)`) });
+  const run = await openRunViews(db, options, { onAnalyse: note, memory });
   try {
-    const rows = await exportPairs(run, out, format);
+    const rows = await replaceOutput(out, (file) => exportPairs(run, file, format));
     if (!flagBoolean(args, 'quiet')) note(`phasewise: ${rows} pair${rows === 1 ? '' : 's'} written to ${out} (${format})`);
   } finally {
     await run.close();

@@ -2,15 +2,18 @@
  * `phasewise sql --db FILE "SELECT …"`: one read-only SELECT over the query views of a loaded run
  * (core/views), printed as a table, CSV or JSON. `--help` prints every view and column.
  */
-import { readFile, writeFile } from 'fs/promises';
+import { readFile } from 'fs/promises';
 import { runSelect } from '../../core/views/query';
 import { renderResult, RESULT_FORMATS, type ResultFormat } from '../../core/views/render';
 import { viewsReference } from '../../core/views/docs';
 import { openRunViews } from '../../core/views/session';
 import { flagPositiveInt, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
+import { InputError } from '../../core/errors';
+import { osReason } from '../errorContract';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
-import { resolveAnalysis } from '../session';
+import { checkOutputPath, writeOutputFile } from '../outputFile';
+import { resolveAnalysis, storeFlags } from '../session';
 
 const SQL_FLAGS: Readonly<Record<string, FlagSpec>> = {
   db: { kind: 'string' },
@@ -20,11 +23,15 @@ const SQL_FLAGS: Readonly<Record<string, FlagSpec>> = {
   out: { kind: 'string', alias: 'o' },
   file: { kind: 'string' },
   'max-rows': { kind: 'string' },
+  'memory-limit': { kind: 'string' },
+  threads: { kind: 'string' },
   help: { kind: 'boolean', alias: 'h' },
 };
 
 /** Rows a text table shows unless --max-rows says otherwise (CSV and JSON give every row). */
 const TEXT_ROWS = 1000;
+/** --max-rows above this is a typo (a result this long is for --format csv|json without a limit). */
+const MAX_ROWS = 1_000_000_000;
 
 export const SQL_USAGE = `usage: phasewise sql --db FILE [options] "SELECT …"
   one SELECT (or WITH … SELECT) over the query views of a run loaded with 'phasewise analyze --db FILE';
@@ -37,6 +44,7 @@ export const SQL_USAGE = `usage: phasewise sql --db FILE [options] "SELECT …"
   --contract FILE        phase mapping and window size, as for analyze (they shape pairs, windows, spans.phase)
   --window DURATION      window size of pairs.window_index and windows (default 30s)
   --format text|csv|json  (default text); --out FILE writes it to FILE
+  --memory-limit SIZE, --threads N   DuckDB's memory limit and threads, as for analyze
   --max-rows N           at most N rows (text default ${TEXT_ROWS}; csv and json: all unless given)
 `;
 
@@ -54,18 +62,21 @@ export async function runSql(argv: readonly string[]): Promise<number> {
   if (args.positional.length > 1) throw new UsageError(`give the query as one argument (quote it), got ${args.positional.length}`);
   const sql = queryFile !== undefined ? await readQuery(queryFile) : args.positional[0];
   if (sql === undefined) throw new UsageError('give a query: phasewise sql --db FILE "SELECT * FROM pairs LIMIT 10" (phasewise sql --help lists the views)');
-  const maxRows = flagPositiveInt(args, 'max-rows') ?? (format === 'text' ? TEXT_ROWS : undefined);
+  const maxRows = flagPositiveInt(args, 'max-rows', MAX_ROWS) ?? (format === 'text' ? TEXT_ROWS : undefined);
 
+  const out = flagString(args, 'out');
+  if (out !== undefined) await checkOutputPath(out);
+
+  const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);
-  const run = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: (file) => note(`phasewise: ${file}: analysing it first (its derived tables are out of date for these options)`) });
+  const run = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: note, memory });
   let text: string;
   try {
     text = renderResult(await runSelect(run.store, sql, maxRows), format);
   } finally {
     await run.close();
   }
-  const out = flagString(args, 'out');
-  if (out !== undefined) await writeFile(out, text, 'utf8');
+  if (out !== undefined) await writeOutputFile(out, text);
   else await writeStdout(text);
   return EXIT_PASS;
 }
@@ -79,6 +90,6 @@ async function readQuery(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read the query file ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new InputError(file, undefined, 'a file holding the query (--file)', `a file that cannot be read: ${osReason(err)?.reason ?? 'error'}`);
   }
 }

@@ -1,4 +1,5 @@
 /** A comparison as text: same experiment first, then the owners that moved, the table, ledgers and coverage. */
+import { escapeLine } from '../escape';
 import type { Comparison, RunSide } from './compareRuns';
 import { COMPARE_STATS } from './compareRuns';
 import type { FailOnResult } from './failOn';
@@ -20,9 +21,9 @@ export function renderComparison(c: Comparison, gates: readonly FailOnResult[] =
   if (c.same_experiment) out.push('same experiment: yes (contract workload/request/trace, inputs and analysis settings agree)');
   else {
     out.push(`DIFFERENT EXPERIMENTS: ${c.differences.length} difference${c.differences.length === 1 ? '' : 's'}; the changes below may come from them, not from the release`);
-    for (const d of c.differences) out.push(`  ${d}`);
+    for (const d of c.differences) out.push(`  ${escapeLine(d)}`);
   }
-  out.push(`BASE ${c.base.label}`, `HEAD ${c.head.label}`);
+  out.push(`BASE ${escapeLine(c.base.label)}`, `HEAD ${escapeLine(c.head.label)}`);
   out.push(`intervals: ${Math.round(c.confidence * 100)} % percentile bootstrap of HEAD − BASE, ${c.resamples} resamples of each run's requests, seed ${c.seed}`, '');
   if (c.moved.length === 0) out.push('moved: none (every interval includes zero)');
   else {

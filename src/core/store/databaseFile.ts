@@ -108,6 +108,15 @@ async function probe(file: string, conn: ProbeConnection): Promise<DatabaseState
   }
 }
 
+/**
+ * A database to re-analyse or query must hold a load that finished (one whose load was interrupted,
+ * or that never had one, is refused: InputError, exit 4, the file untouched).
+ */
+export function checkLoadComplete(file: string, state: DatabaseState | undefined): void {
+  if (state?.kind !== 'ours' || state.loadState === 'complete') return;
+  throw new InputError(file, undefined, 'a database holding a complete loaded run', `${state.loadState === 'loading' ? 'a load that did not finish' : 'no loaded run'}; load it again with --run/--spans`);
+}
+
 async function checkHeader(file: string): Promise<void> {
   const handle = await open(file, 'r').catch((err: unknown) => {
     throw new InputError(file, undefined, EXPECTED_DATABASE, `a file this user cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);

@@ -169,7 +169,7 @@ export class DuckStore implements QueryRunner {
       const reader = maxRows === undefined ? await conn.runAndReadAll(sql) : await conn.streamAndReadUntil(sql, maxRows);
       return { columns: reader.columnNames(), types: reader.columnTypes().map((t) => t.toString()), rows: reader.getRowsJS().map((r) => r.map(normalizeValue)) };
     } catch (err) {
-      throw new StoreError(errorMessage(err), sql);
+      throw this.storeError(err, sql);
     }
   }
 
@@ -185,7 +185,7 @@ export class DuckStore implements QueryRunner {
       const values = reader.getColumnsJS();
       return new Map(names.map((n, i) => [n, values[i]]));
     } catch (err) {
-      throw new StoreError(errorMessage(err), sql);
+      throw this.storeError(err, sql);
     }
   }
 

@@ -1,8 +1,10 @@
 /**
- * A query result as text (an aligned table), CSV (RFC 4180) or JSON. Values from the run's files
+ * A query result as text (an aligned table), CSV (RFC 4180 quoting; lines end in LF, as DuckDB's COPY
+ * writes them: the output sinks escape a CR, core/escape.ts) or JSON. Values from the run's files
  * (span names, paths, messages) are escaped: no control character reaches a terminal or a CSV cell
  * unquoted.
  */
+import { escapeLine } from '../escape';
 import type { QueryResult } from './query';
 
 export const RESULT_FORMATS = ['text', 'csv', 'json'] as const;
@@ -25,17 +27,13 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 function resultText(result: QueryResult): string {
-  const cells = result.rows.map((row) => row.map((v) => cut(printable(cellText(v)))));
-  const widths = result.columns.map((c, i) => Math.max(printable(c).length, ...cells.map((r) => r[i].length)));
+  const cells = result.rows.map((row) => row.map((v) => cut(escapeLine(cellText(v)))));
+  const widths = result.columns.map((c, i) => Math.max(escapeLine(c).length, ...cells.map((r) => r[i].length)));
   const numeric = result.types.map((t) => /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL)/.test(t));
   const line = (values: string[], header = false): string =>
     values.map((v, i) => (numeric[i] && !header ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
-  const out = [line(result.columns.map(printable), true), widths.map((w) => '-'.repeat(w)).join('  ')];
+  const out = [line(result.columns.map((c) => escapeLine(c)), true), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const row of cells) out.push(line(row));
   const n = result.rows.length;
   out.push(`(${n} row${n === 1 ? '' : 's'}${result.truncated ? '; more rows exist: give --max-rows, or --format csv|json for all of them' : ''})`);
@@ -50,7 +48,7 @@ function resultCsv(result: QueryResult): string {
   const field = (text: string): string => (/[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
   const value = (v: unknown): string => (v === null || v === undefined ? '' : field(cellText(v)));
   const lines = [result.columns.map(field).join(','), ...result.rows.map((r) => r.map(value).join(','))];
-  return `${lines.join('\r\n')}\r\n`;
+  return `${lines.join('\n')}\n`;
 }
 
 /** `{ columns: [{name, type}], rows: [{column: value}], truncated }`; repeated column names get `_1`, `_2`, … as DuckDB names them in a subquery. */

@@ -4,21 +4,24 @@
  * the file; the views are created in memory, so a read-only file works too. For a user's SQL the
  * session is then sealed (untrustedQueries): no file access beyond the attached run, settings locked.
  *
+ * The file is first inspected as every `--db` is (store/databaseFile.ts), reading only: a file that is
+ * not a DuckDB database, someone else's database, one from a newer Phasewise or one whose load did not
+ * finish is refused (InputError, exit 4) and left as it was.
+ *
  * The views read derived relations (request_breakdown, root_breakdown, span_phase), which must be
- * current for the options (phase mapping, root). When they are not, and the file can be written, the
- * run is analysed first through the ordinary store (what `analyze --db` does: only stale relations are
- * rebuilt, loaded rows are never touched); a read-only file whose derived tables are out of date is
- * refused with what to do.
+ * current for the options (phase mapping, root). When they are not, or the database is from a release
+ * before the marker, the run is analysed first through the ordinary store, as `analyze --db` does: a
+ * writable file is marked (an old one) and only its stale relations are rebuilt, loaded rows are never
+ * touched; a read-only file has its loaded tables copied into memory and analysed there.
  */
-import { constants, existsSync } from 'fs';
-import { access } from 'fs/promises';
+import { existsSync } from 'fs';
 import * as path from 'path';
 import { breakdownIsCurrent, ensureBreakdown } from '../analysis/breakdown/pipeline';
 import { phaseColumns } from '../analysis/breakdown/phaseSelect';
-import { LOADED_TABLES } from '../analysis/catalog/declarations';
 import type { AnalysisOptions } from '../analysis/options';
 import { InputError, StoreError } from '../errors';
-import { DuckStore } from '../store/duckStore';
+import { checkLoadComplete, inspectDatabase, isWritable, LEGACY_SCHEMA_VERSION, quotePath } from '../store/databaseFile';
+import { DuckStore, type StoreOptions } from '../store/duckStore';
 import { allViews } from './catalog';
 import type { ViewContext } from './declarations';
 
@@ -26,6 +29,8 @@ export const EXPECTED_RUN_DATABASE = 'a database written by `phasewise analyze -
 
 /** The schema the run's tables are read from: the attached file's. */
 const ALIAS = 'run';
+/** The in-memory database of a read-only file's copy (StoreOptions.readOnly). */
+const IN_MEMORY = 'memory';
 
 export interface RunViews {
   /** The in-memory store holding the views; the run file is attached to it READ_ONLY. */
@@ -37,8 +42,8 @@ export interface RunViews {
 }
 
 export interface OpenRunOptions {
-  /** Called before a stale run is analysed (that can take seconds): for a progress note. */
-  onAnalyse?: (file: string) => void;
+  /** Called before a stale run is analysed (that can take seconds) with a note saying why. */
+  onAnalyse?: (message: string) => void;
   /**
    * For a user's SQL: once the views exist, DuckDB's external access is disabled and its configuration
    * locked, so no query reads a file other than the run (read_csv, read_text, glob, a file name as a
@@ -46,42 +51,57 @@ export interface OpenRunOptions {
    * The session cannot write files after this (export does not ask for it).
    */
   untrustedQueries?: boolean;
+  /** DuckDB's memory limit and threads for every store the session opens (--memory-limit, --threads). */
+  memory?: Pick<StoreOptions, 'memoryLimit' | 'threads'>;
 }
 
 /** Opens `file` for queries under `options`; throws InputError when it is not a run we can read. */
 export async function openRunViews(file: string, options: AnalysisOptions, open: OpenRunOptions = {}): Promise<RunViews> {
   const abs = path.resolve(file);
   if (!existsSync(abs)) throw new InputError(abs, undefined, EXPECTED_RUN_DATABASE, 'no such file');
-  const store = new DuckStore();
+  const state = await inspectDatabase(abs);
+  checkLoadComplete(abs, state);
+  const legacy = state.kind === 'ours' && state.schemaVersion === LEGACY_SCHEMA_VERSION;
+  const memory = open.memory ?? {};
+  let store = new DuckStore(memory);
   try {
+    let alias = ALIAS;
     await attachReadOnly(store, abs);
-    await checkIsRun(store, abs);
-    if (!(await isCurrent(store, options))) {
-      if (!(await writable(abs))) {
-        throw new InputError(abs, undefined, `${EXPECTED_RUN_DATABASE} analysed with these options`, 'a read-only file whose derived tables are out of date for them (run `phasewise analyze --db` on it with the same --contract/--window, or on a writable copy)');
-      }
+    await checkHasRun(store, abs);
+    // An old database lacks columns the views read: it is upgraded as analyze --db upgrades it.
+    if (legacy || !(await isCurrent(store, options))) {
       await store.run(`DETACH ${ALIAS}`);
-      open.onAnalyse?.(abs);
-      const writer = new DuckStore({ database: abs });
-      try {
-        await ensureBreakdown(writer, options);
-      } finally {
-        await writer.close();
+      const why = legacy ? 'a database of a release before the marker: marking it and analysing it first' : 'analysing it first (its derived tables are out of date for these options)';
+      if (await isWritable(abs)) {
+        open.onAnalyse?.(`phasewise: ${abs}: ${why}`);
+        const writer = new DuckStore({ ...memory, database: abs });
+        try {
+          await ensureBreakdown(writer, options);
+        } finally {
+          await writer.close();
+        }
+        await attachReadOnly(store, abs);
+      } else {
+        open.onAnalyse?.(`phasewise: ${abs} is read-only: analysing it in memory without writing to it (its loaded tables are copied first, so this is slower than on a writable file)`);
+        await store.close();
+        store = new DuckStore({ ...memory, database: abs, readOnly: true });
+        await ensureBreakdown(store, options);
+        alias = IN_MEMORY;
       }
-      await attachReadOnly(store, abs);
     }
-    const context = viewContext(options);
+    const context = viewContext(options, alias);
     const views = allViews(context);
     for (const view of views) {
       await store.run(`CREATE OR REPLACE TEMP VIEW ${view.name} AS ${view.sql(context)}`);
     }
     // Names no view takes resolve to the run's own tables (read-only), not to the empty in-memory ones.
-    await store.run(`USE ${ALIAS}`);
+    if (alias === ALIAS) await store.run(`USE ${ALIAS}`);
     if (open.untrustedQueries === true) {
       await store.run('SET enable_external_access = false');
       await store.run('SET lock_configuration = true');
     }
-    return { store, context, views: views.map((v) => v.name), close: () => store.close() };
+    const opened = store;
+    return { store: opened, context, views: views.map((v) => v.name), close: () => opened.close() };
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;
@@ -97,10 +117,6 @@ export function viewContext(options: AnalysisOptions, alias = ALIAS): ViewContex
   };
 }
 
-function quotePath(file: string): string {
-  return `'${file.replace(/'/g, "''")}'`;
-}
-
 async function attachReadOnly(store: DuckStore, file: string): Promise<void> {
   try {
     await store.run(`ATTACH ${quotePath(file)} AS ${ALIAS} (READ_ONLY)`);
@@ -111,16 +127,8 @@ async function attachReadOnly(store: DuckStore, file: string): Promise<void> {
   }
 }
 
-/** A DuckDB database without our loaded tables is someone else's: refused, never opened for writing. */
-async function checkIsRun(store: DuckStore, file: string): Promise<void> {
-  const rows = await store.all<{ name: string }>(
-    `SELECT table_name AS name FROM duckdb_tables() WHERE database_name = '${ALIAS}' AND schema_name = 'main'`,
-  );
-  const names = new Set(rows.map((r) => r.name));
-  const missing = LOADED_TABLES.filter((t) => !names.has(t));
-  if (missing.length > 0) {
-    throw new InputError(file, undefined, EXPECTED_RUN_DATABASE, `a DuckDB database without ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''} (not a Phasewise run); it was not modified`);
-  }
+/** A database of ours (inspectDatabase said so) that holds no loaded run is refused: there is nothing to query. */
+async function checkHasRun(store: DuckStore, file: string): Promise<void> {
   const [sources] = await store.all<{ n: number }>(`SELECT count(*) AS n FROM ${ALIAS}.main.sources`);
   if (Number(sources?.n ?? 0) === 0) throw new InputError(file, undefined, `${EXPECTED_RUN_DATABASE} holding a loaded run`, 'an empty database');
 }
@@ -131,15 +139,5 @@ async function isCurrent(store: DuckStore, options: AnalysisOptions): Promise<bo
     return await breakdownIsCurrent(store, options);
   } finally {
     await store.run('USE memory');
-  }
-}
-
-async function writable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.W_OK);
-    await access(path.dirname(file), constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }

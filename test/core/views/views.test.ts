@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ensureBreakdown } from '../../../src/core/analysis/breakdown/pipeline';
 import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions } from '../../../src/core/analysis/options';
-import { loadRun } from '../../../src/core/run/loadRun';
+import { loadRunIntoDatabase } from '../../../src/core/run/loadRun';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { allViews, VIEWS, VIEWS_VERSION } from '../../../src/core/views/catalog';
 import { viewsReference } from '../../../src/core/views/docs';
@@ -24,9 +24,9 @@ interface Truth {
 const TRUTH = JSON.parse(readFileSync(path.join(SAMPLES, 'expected.json'), 'utf8')) as Truth;
 
 async function loadSamples(db: string, options: AnalysisOptions): Promise<void> {
+  await loadRunIntoDatabase(db, { run: [path.join(SAMPLES, 'k6.ndjson')], spans: [path.join(SAMPLES, 'spans.otlp.jsonl')] });
   const store = new DuckStore({ database: db });
   try {
-    await loadRun(store, { run: [path.join(SAMPLES, 'k6.ndjson')], spans: [path.join(SAMPLES, 'spans.otlp.jsonl')] });
     await ensureBreakdown(store, options);
   } finally {
     await store.close();
