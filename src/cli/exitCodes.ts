@@ -17,16 +17,18 @@ export interface ExitCodeEntry {
   contract: string;
   /** What it means for `probe` (empty: it never returns it). */
   probe: string;
+  /** What it means for `sql`, `export` and `compare` (empty: they never return it). */
+  runs: string;
 }
 
 export const EXIT_CODE_TABLE: readonly ExitCodeEntry[] = [
-  { code: 0, label: 'pass (or no gates)', meaning: 'pass: the workload was delivered and every gate passed (or there were no gates)', contract: '`validate`: no error; `k6`: the script was written', probe: 'ok: the request succeeded and its trace arrived complete' },
-  { code: 1, label: 'fail', meaning: 'fail: a gate broke; the report names the phase whose budget broke', contract: '`validate`: the contract has errors (with `--strict`, warnings too)', probe: 'the request failed (429, 5xx, timeout, refused)' },
-  { code: 2, label: 'inconclusive', meaning: 'inconclusive: the workload was not delivered, join coverage is too low, or the steady window is too short', contract: '', probe: 'the trace did not arrive in time' },
-  { code: 3, label: 'instrumentation failure', meaning: 'instrumentation failure: counters do not reconcile, too many negative envelopes, unparsable content events', contract: '', probe: 'propagation broken or phase spans missing' },
-  { code: 4, label: 'bad input or usage', meaning: 'bad input or usage: the message names the file, the line (when there is one) and what was expected; a memory limit too small for the input names the flag to raise', contract: 'a file that cannot be read, a usage mistake; `k6`: a contract with errors', probe: 'bad input or usage' },
-  { code: 5, label: 'internal error', meaning: 'internal error: a bug in Phasewise, never blamed on the input', contract: 'the same', probe: 'the same' },
-  { code: 130, label: 'interrupted', meaning: 'interrupted (Ctrl-C); a `--db` load that was interrupted leaves the database as it was', contract: 'the same', probe: 'the same' },
+  { code: 0, label: 'pass (or no gates)', meaning: 'pass: the workload was delivered and every gate passed (or there were no gates)', contract: '`validate`: no error; `k6`: the script was written', probe: 'ok: the request succeeded and its trace arrived complete', runs: '`sql`: the query ran; `export`: the pairs were written; `compare`: every `--fail-on` rule passed (or none was given)' },
+  { code: 1, label: 'fail', meaning: 'fail: a gate broke; the report names the phase whose budget broke', contract: '`validate`: the contract has errors (with `--strict`, warnings too)', probe: 'the request failed (429, 5xx, timeout, refused)', runs: '`compare`: the whole interval of a `--fail-on` rule is above its threshold' },
+  { code: 2, label: 'inconclusive', meaning: 'inconclusive: the workload was not delivered, join coverage is too low, or the steady window is too short', contract: '', probe: 'the trace did not arrive in time', runs: '`compare`: only the point difference is above a `--fail-on` threshold, or the runs are different experiments' },
+  { code: 3, label: 'instrumentation failure', meaning: 'instrumentation failure: counters do not reconcile, too many negative envelopes, unparsable content events', contract: '', probe: 'propagation broken or phase spans missing', runs: '' },
+  { code: 4, label: 'bad input or usage', meaning: 'bad input or usage: the message names the file, the line (when there is one) and what was expected; a memory limit too small for the input names the flag to raise', contract: 'a file that cannot be read, a usage mistake; `k6`: a contract with errors', probe: 'bad input or usage', runs: 'not a complete Phasewise run (refused untouched: another DuckDB database, a newer schema, an unfinished load), a query that is not one SELECT or that DuckDB rejects, a usage mistake' },
+  { code: 5, label: 'internal error', meaning: 'internal error: a bug in Phasewise, never blamed on the input', contract: 'the same', probe: 'the same', runs: 'the same' },
+  { code: 130, label: 'interrupted', meaning: 'interrupted (Ctrl-C); a `--db` load that was interrupted leaves the database as it was', contract: 'the same', probe: 'the same', runs: 'the same' },
 ];
 
 function codeOf(label: string): number {
@@ -67,6 +69,6 @@ export function exitCodeUsage(): string {
 
 /** The README's table (Markdown). */
 export function exitCodeMarkdown(): string {
-  const rows = EXIT_CODE_TABLE.map((e) => `| ${e.code} | ${e.meaning} | ${e.contract || '–'} | ${e.probe || '–'} |`);
-  return ['| exit | `analyze`, `reconcile` | `validate`, `k6` | `probe` |', '|---:|---|---|---|', ...rows].join('\n') + '\n';
+  const rows = EXIT_CODE_TABLE.map((e) => `| ${e.code} | ${e.meaning} | ${e.contract || '–'} | ${e.probe || '–'} | ${e.runs || '–'} |`);
+  return ['| exit | `analyze`, `reconcile` | `validate`, `k6` | `probe` | `sql`, `export`, `compare` |', '|---:|---|---|---|---|', ...rows].join('\n') + '\n';
 }
