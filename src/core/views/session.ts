@@ -33,7 +33,10 @@ const ALIAS = 'run';
 const IN_MEMORY = 'memory';
 
 export interface RunViews {
-  /** The in-memory store holding the views; the run file is attached to it READ_ONLY. */
+  /**
+   * The in-memory store holding the views; the run file is attached to it READ_ONLY, or (a read-only
+   * file that needed analysing) its loaded tables were copied into it and analysed there.
+   */
   readonly store: DuckStore;
   readonly context: ViewContext;
   /** The names of the views created, in catalog order. */
