@@ -39,3 +39,39 @@ export class Arrivals {
     }
   }
 }
+
+/**
+ * Open-model arrivals at a stepped rate: a Poisson process whose rate is `steps[i].rate` during step i
+ * (drawn, like Arrivals, by inverting the piecewise-linear cumulative intensity). Ends after the last
+ * step (or after `limit` requests, when given).
+ */
+export class SteppedArrivals {
+  private lambda = 0;
+  private count = 0;
+  private readonly rng: Prng;
+
+  constructor(
+    seed: number,
+    private readonly steps: ReadonlyArray<{ rate: number; durationS: number }>,
+    private readonly limit: number | null = null,
+  ) {
+    this.rng = new Prng(seed, 1);
+  }
+
+  next(): number | null {
+    if (this.limit !== null && this.count >= this.limit) return null;
+    this.lambda += this.rng.exponential(1);
+    let area = 0;
+    let t0 = 0;
+    for (const step of this.steps) {
+      const stepArea = step.rate * step.durationS;
+      if (this.lambda < area + stepArea) {
+        this.count++;
+        return Math.round((t0 + (this.lambda - area) / step.rate) * 1e9);
+      }
+      area += stepArea;
+      t0 += step.durationS;
+    }
+    return null;
+  }
+}

@@ -42,9 +42,11 @@ export class K6Writer {
   points = 0;
 
   private readonly url: string;
+  private readonly base: string;
 
   constructor(private readonly sink: LineSink, private readonly time: TimeFormatter, private readonly tls: boolean) {
-    this.url = tls ? 'https://localhost:8443/v1/chat/completions' : 'http://localhost:8080/v1/chat/completions';
+    this.base = tls ? 'https://localhost:8443' : 'http://localhost:8080';
+    this.url = `${this.base}/v1/chat/completions`;
   }
 
   private point(name: string, time: string, value: number, rest: string): void {
@@ -62,11 +64,17 @@ export class K6Writer {
     let tags = '{';
     if (r.errorMessage !== null) tags += `"error":${JSON.stringify(r.errorMessage)},`;
     if (r.errorCode !== null) tags += `"error_code":"${r.errorCode}",`;
-    tags += `"expected_response":"${ok}","group":"","method":"POST","name":"${this.url}",`;
+    // Scenario routes (scenario.ts) carry the script's own tags, as a k6 script sets them per request.
+    const url = r.routePath === undefined ? this.url : `${this.base}${r.routePath}`;
+    tags += `"expected_response":"${ok}","group":"","method":"POST",`;
+    if (r.route !== undefined) tags += `"model":${JSON.stringify(r.modelClass)},`;
+    tags += `"name":"${url}",`;
+    if (r.route !== undefined) tags += `"prompt_shape":${JSON.stringify(r.promptShape)},`;
     if (r.outcome !== 'transport_failed') tags += '"proto":"HTTP/1.1",';
+    if (r.route !== undefined) tags += `"route":${JSON.stringify(r.route)},`;
     tags += `"scenario":"${SCENARIO}","status":"${r.httpStatus}",`;
     if (this.tls && r.outcome !== 'transport_failed') tags += '"tls_version":"tls1.3",';
-    tags += `"url":"${this.url}"}`;
+    tags += `"url":"${url}"}`;
     const rest = `"tags":${tags},${meta}`;
     const t = this.time.rfc3339(r.endNs);
     this.point('http_reqs', t, 1, rest);

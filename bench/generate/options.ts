@@ -1,3 +1,5 @@
+import { emptyScenario, parseScenarioFlag, SCENARIO_USAGE, type ScenarioOptions } from './scenario';
+
 /** Everything that shapes a generated run. Same options + seed → byte-identical files. */
 export interface GenerateOptions {
   seed: number;
@@ -45,6 +47,8 @@ export interface GenerateOptions {
   exportIntervalMs: number;
   maxBatchSpans: number;
   windowS: number;
+  /** Routes, stepped rate, pools per model, degradations (scenario.ts); absent in a default run. */
+  scenario?: ScenarioOptions;
 }
 
 export const DEFAULT_OPTIONS: GenerateOptions = {
@@ -143,7 +147,8 @@ export const USAGE = `usage: npm run generate -- [--preset sample|bench-10k|benc
   [--dropped-fraction F] [--lost-root-fraction F] [--lost-span-fraction F] [--error-fraction F]
   [--unavailable-fraction F] [--stall-fraction F] [--transport-fraction F] [--streaming-fraction F]
   [--gzip] [--tls] [--otlp-shape collector|sdk] [--ms-start-granularity] [--int-values string|number] [--start-epoch S]
-  [--export-interval-ms MS] [--max-batch-spans N] [--window S]`;
+  [--export-interval-ms MS] [--max-batch-spans N] [--window S]
+${SCENARIO_USAGE}`;
 
 /** Parses CLI arguments over the defaults (and a preset, applied first). Throws with the usage on error. */
 export function parseArgs(argv: readonly string[]): GenerateOptions {
@@ -160,7 +165,12 @@ export function parseArgs(argv: readonly string[]): GenerateOptions {
     const value = argv[i + 1];
     const fraction = FRACTIONS.find(([f]) => f === flag);
     const numeric = NUMBERS.find(([f]) => f === flag);
-    if (flag === '--preset') {
+    const scenario = options.scenario ?? emptyScenario();
+    const used = parseScenarioFlag(flag, value, scenario);
+    if (used > 0) {
+      options.scenario = scenario;
+      i += used - 1;
+    } else if (flag === '--preset') {
       i++;
     } else if (flag === '--gzip') {
       options.gzip = true;

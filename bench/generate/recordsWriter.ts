@@ -21,7 +21,7 @@ export class RecordsWriter {
       request_id: r.requestId,
       trace_id: r.traceId,
       window_id: `w${String(Math.floor(r.scheduledNs / this.windowNs)).padStart(3, '0')}`,
-      route_id: 'chat.completions',
+      route_id: r.route ?? 'chat.completions',
       model_class: r.modelClass,
       prompt_shape_id: r.promptShape,
       scheduled_offset_ms: nsToMs(r.scheduledNs),

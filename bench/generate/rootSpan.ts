@@ -8,10 +8,11 @@ const ROUTE = '/v1/chat/completions';
  * mark 4xx as errors (OpenTelemetry HTTP semantic conventions).
  */
 export function rootSpan(spanId: string, startNs: number, endNs: number, status: number, r: RequestTruth, tls: boolean): SpanTruth {
+  const route = r.routePath ?? ROUTE;
   const attrs: Attr[] = [
     ['http.request.method', 's', 'POST'],
-    ['http.route', 's', ROUTE],
-    ['url.path', 's', ROUTE],
+    ['http.route', 's', route],
+    ['url.path', 's', route],
     ['url.scheme', 's', tls ? 'https' : 'http'],
     ['server.address', 's', 'localhost'],
     ['server.port', 'i', tls ? 8443 : 8080],
@@ -21,7 +22,7 @@ export function rootSpan(spanId: string, startNs: number, endNs: number, status:
     ['llm.stream', 'b', r.streaming],
   ];
   if (status >= 500) attrs.push(['error.type', 's', String(status)]);
-  return { spanId, name: `POST ${ROUTE}`, kind: 2, startNs, endNs, attrs, events: [], statusCode: status >= 500 ? 2 : 0 };
+  return { spanId, name: `POST ${route}`, kind: 2, startNs, endNs, attrs, events: [], statusCode: status >= 500 ? 2 : 0 };
 }
 
 /** DESIGN §2 classification of an HTTP status. */

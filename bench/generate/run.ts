@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'fs/promises';
 import * as path from 'path';
-import { Arrivals } from './arrivals';
+import { Arrivals, SteppedArrivals } from './arrivals';
 import { ExpectedTally } from './expected';
 import { MinHeap } from './heap';
 import { K6Writer } from './k6Writer';
@@ -53,13 +53,16 @@ export async function generateRun(options: GenerateOptions, observe?: (r: Reques
   });
   const sim = new Simulator(options);
   const tally = new ExpectedTally();
-  const arrivals = new Arrivals(
-    options.seed,
-    options.rate,
-    options.rampS,
-    options.requests !== null ? { requests: options.requests } : { durationS: options.durationS },
-    { amplitude: options.waveAmplitude, periodS: options.wavePeriodS },
-  );
+  const steps = options.scenario?.steps;
+  const arrivals = steps
+    ? new SteppedArrivals(options.seed, steps, options.requests)
+    : new Arrivals(
+        options.seed,
+        options.rate,
+        options.rampS,
+        options.requests !== null ? { requests: options.requests } : { durationS: options.durationS },
+        { amplitude: options.waveAmplitude, periodS: options.wavePeriodS },
+      );
   const clientHeap = new MinHeap<InFlight>();
   const traceHeap = new MinHeap<RequestTruth>();
   let nextVusNs = SECOND_NS;

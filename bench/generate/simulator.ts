@@ -2,8 +2,9 @@ import { MinHeap } from './heap';
 import type { GenerateOptions } from './options';
 import { msToNs, Prng } from './prng';
 import { exportFate, outcomeFor, rootSpan } from './rootSpan';
+import { degradation, type RouteSpec, type ScenarioOptions } from './scenario';
 import type { Attr, RequestTruth, ServerTruth, SpanTruth } from './truth';
-import { CONTENTION, drawWork, meanGenerationMs } from './workload';
+import { CONTENTION, drawWork, meanGenerationMs, modelNamed, type ModelClass } from './workload';
 
 interface Vu {
   id: number;
@@ -13,6 +14,46 @@ interface Vu {
 interface Slot {
   index: number;
   freeAtNs: number;
+}
+
+/** GPU slots with a FIFO queue in front: free slots by the time they free up, and who waits or holds one. */
+class Pool {
+  readonly freeSlots = new MinHeap<Slot>();
+  /** Generation starts of requests still waiting (queue depth). */
+  readonly waiting = new MinHeap<null>();
+  /** Generation ends of requests holding or awaiting a slot (busy = size − waiting). */
+  readonly holding = new MinHeap<null>();
+
+  constructor(
+    readonly slots: number,
+    readonly maxQueue: number,
+    /** The model whose degradations apply (scenario pools), or undefined for the shared pool. */
+    readonly model?: string,
+  ) {
+    for (let i = 0; i < slots; i++) this.freeSlots.push(0, { index: i, freeAtNs: 0 });
+  }
+
+  /**
+   * The next free slot for a request asking at `tNs`. A `pool` degradation retires the slots past its
+   * share: they are taken out of the heap as they come up (those still busy finish their work first).
+   */
+  takeSlot(scenario: ScenarioOptions | undefined, tNs: number): Slot {
+    const keep = degradation(scenario, 'pool', tNs, this.model);
+    for (;;) {
+      const slot = this.freeSlots.pop() as Slot;
+      if (keep === undefined || slot.index < this.capacity(keep) || this.freeSlots.size === 0) return slot;
+    }
+  }
+
+  /** Slots in service at `tNs` (all of them unless a `pool` degradation is in force). */
+  slotsAt(scenario: ScenarioOptions | undefined, tNs: number): number {
+    const keep = degradation(scenario, 'pool', tNs, this.model);
+    return keep === undefined ? this.slots : this.capacity(keep);
+  }
+
+  private capacity(keep: number): number {
+    return Math.max(1, Math.floor(this.slots * keep));
+  }
 }
 
 const DIAL_TIMEOUT_MS = 5000;
@@ -33,11 +74,13 @@ export class Simulator {
   private readonly faults: Prng;
   private readonly ids: Prng;
   private readonly work: Prng;
-  private readonly freeSlots = new MinHeap<Slot>();
-  /** Generation starts of requests still waiting (queue depth). */
-  private readonly waiting = new MinHeap<null>();
-  /** Generation ends of requests holding or awaiting a slot (busy = size − waiting). */
-  private readonly holding = new MinHeap<null>();
+  /** The shared pool, or (scenario --pool-per-model) one pool per model. */
+  private readonly pools = new Map<string, Pool>();
+  private readonly shared: Pool | undefined;
+  private readonly scenario: ScenarioOptions | undefined;
+  /** Scenario routes, their weights and models; the route draws come from their own stream. */
+  private readonly routes: ReadonlyArray<{ spec: RouteSpec; models: ModelClass[] }> | undefined;
+  private readonly routeRng: Prng;
   private readonly idleVus: Vu[] = [];
   private vuCount = 0;
   busyVus = 0;
@@ -53,9 +96,40 @@ export class Simulator {
     // Auto-size: the draw-based mean GPU time (with contention priced at 80 % busy) overstates the real
     // load a little, so dividing by 0.92 lands near 85–90 % real utilisation: the queue stays short at the
     // mean rate and fills at the peaks of a rate wave.
-    this.slots = options.slots > 0 ? options.slots : Math.max(1, Math.ceil((options.rate * meanGenerationMs(new Prng(seed, 7), 0.8)) / 1000 / 0.92));
-    this.maxQueue = options.maxQueue > 0 ? options.maxQueue : this.slots;
-    for (let i = 0; i < this.slots; i++) this.freeSlots.push(0, { index: i, freeAtNs: 0 });
+    this.scenario = options.scenario;
+    this.routeRng = new Prng(seed, 8);
+    this.routes = options.scenario?.routes?.map((spec) => ({ spec, models: spec.models.map(modelNamed) }));
+    if (options.scenario?.poolPerModel) {
+      // Each model's pool is sized like the shared one, for its share of --rate.
+      for (const [model, share] of this.modelShares()) {
+        const mean = meanGenerationMs(new Prng(seed, 7), 0.8, 4000, [model]);
+        const slots = Math.max(1, Math.ceil((options.rate * share * mean) / 1000 / 0.92));
+        this.pools.set(model.name, new Pool(slots, options.maxQueue > 0 ? options.maxQueue : slots, model.name));
+      }
+      this.slots = [...this.pools.values()].reduce((a, p) => a + p.slots, 0);
+      this.maxQueue = [...this.pools.values()].reduce((a, p) => a + p.maxQueue, 0);
+    } else {
+      this.slots = options.slots > 0 ? options.slots : Math.max(1, Math.ceil((options.rate * meanGenerationMs(new Prng(seed, 7), 0.8)) / 1000 / 0.92));
+      this.maxQueue = options.maxQueue > 0 ? options.maxQueue : this.slots;
+      this.shared = new Pool(this.slots, this.maxQueue);
+    }
+  }
+
+  /** Each model's share of the requests (route weight × the model's weight within the route). */
+  private modelShares(): Map<ModelClass, number> {
+    const shares = new Map<ModelClass, number>();
+    const all = [modelNamed('llama-3.1-8b-instruct'), modelNamed('llama-3.1-70b-instruct')];
+    const routes = this.routes ?? [{ spec: { id: '', path: '', weight: 1, models: [] }, models: all }];
+    const total = routes.reduce((a, r) => a + r.spec.weight, 0);
+    for (const r of routes) {
+      const within = r.models.reduce((a, m) => a + m.weight, 0);
+      for (const m of r.models) shares.set(m, (shares.get(m) ?? 0) + (r.spec.weight / total) * (m.weight / within));
+    }
+    return shares;
+  }
+
+  private poolFor(model: string): Pool {
+    return this.shared ?? (this.pools.get(model) as Pool);
   }
 
   /** Gives the iteration's VU back to the pool (called when the iteration ends, in time order). */
@@ -81,7 +155,8 @@ export class Simulator {
     const uExport = this.faults.uniform();
     const uStream = this.faults.uniform();
     const uDialKind = this.faults.uniform();
-    const work = drawWork(this.work);
+    const route = this.routes === undefined ? undefined : this.routes[this.routeRng.weighted(this.routes.map((r) => r.spec.weight))];
+    const work = drawWork(this.work, route?.models);
     const traceId = this.ids.hex(16);
     const clientSpanId = this.ids.hex(8);
 
@@ -117,6 +192,10 @@ export class Simulator {
       bytesReceived: 0,
       server: null,
     };
+    if (route !== undefined) {
+      request.route = route.spec.id;
+      request.routePath = route.spec.path;
+    }
 
     let vu = this.idleVus.pop();
     if (!vu && this.vuCount < o.maxVus) vu = { id: this.vuCount++, hasConnection: false };
@@ -132,9 +211,12 @@ export class Simulator {
     const lagNs = c.chance(0.004) ? msToNs(c.lognormal(15, 0.6)) : msToNs(c.lognormal(0.25, 0.6), 5000);
     request.iterationStartNs = scheduledNs + lagNs;
     const jsNs = msToNs(c.lognormal(0.08, 0.4), 5000);
+    // A generator that stops reusing connections (or runs out of local ports) dials every request, slower.
+    const dialSlower = degradation(this.scenario, 'connections', scheduledNs);
+    if (dialSlower !== undefined) vu.hasConnection = false;
     if (!vu.hasConnection) {
       request.newConnection = true;
-      request.connectingNs = msToNs(c.lognormal(0.9, 0.4));
+      request.connectingNs = msToNs(c.lognormal(0.9, 0.4) * (dialSlower ?? 1));
       request.tlsNs = o.tls ? msToNs(c.lognormal(4.5, 0.3)) : 0;
       request.blockedNs = msToNs(c.lognormal(0.6, 0.5)) + request.connectingNs + request.tlsNs;
       vu.hasConnection = true;
@@ -153,7 +235,7 @@ export class Simulator {
     const spike = (): number => (c.chance(0.01) ? c.lognormal(25, 0.8) : 0);
     request.sendingNs = msToNs(0.02 + request.bytesSent / 2e5, 2000);
     const netInNs = request.sendingNs + msToNs(c.lognormal(0.6, 0.45) + spike());
-    const netOutNs = msToNs(c.lognormal(0.6, 0.45) + spike());
+    const netOutNs = msToNs(c.lognormal(0.6, 0.45) + spike()) + msToNs(degradation(this.scenario, 'network', scheduledNs) ?? 0, 0);
     const server = this.serve(request, work, request.sendNs + netInNs, clientSpanId, uUnavailable, uError, uErrorAt, uStall);
     request.server = server;
     const writeStart = server.writeStartNs;
@@ -164,7 +246,7 @@ export class Simulator {
       // SSE: headers are flushed when generation starts.
       firstByteNs = (server.generationStartNs ?? writeStart) + msToNs(0.1, 5000) + netOutNs;
       request.firstContentNs = server.firstTokenNs + msToNs(c.lognormal(0.6, 0.45) + spike());
-      request.firstContentNs = Math.min(endNs, Math.max(request.firstContentNs, firstByteNs));
+      request.firstContentNs = Math.min(endNs, Math.max(request.firstContentNs, firstByteNs) + msToNs(degradation(this.scenario, 'first-chunk', scheduledNs) ?? 0, 0));
     } else if (request.outcome === 'succeeded') {
       request.firstContentNs = firstByteNs;
     }
@@ -234,15 +316,16 @@ export class Simulator {
       return sp;
     };
     let t = rootStartNs + gap();
-    const auth = span('auth.check', t, msToNs(s.lognormal(1.1, 0.35)), [['llm.auth.scheme', 's', 'bearer']]);
+    const slowGateway = degradation(this.scenario, 'gateway', rootStartNs) ?? 1;
+    const auth = span('auth.check', t, msToNs(s.lognormal(1.1, 0.35) * slowGateway), [['llm.auth.scheme', 's', 'bearer']]);
     t = auth.endNs + gap();
-    const prep = span('request.prepare', t, msToNs(s.lognormal(1.8, 0.4) + r.inputTokens * 0.0008), [
+    const prep = span('request.prepare', t, msToNs((s.lognormal(1.8, 0.4) + r.inputTokens * 0.0008) * slowGateway), [
       ['http.request.body.size', 'i', r.bytesSent - 300],
       ['llm.prompt_tokens', 'i', r.inputTokens],
       ['llm.stream', 'b', r.streaming],
     ]);
     t = prep.endNs + gap();
-    const route = span('route.select', t, msToNs(s.lognormal(0.5, 0.4)), [
+    const route = span('route.select', t, msToNs(s.lognormal(0.5, 0.4) * slowGateway), [
       ['llm.model', 's', work.model.name],
       ['llm.backend', 's', `gpu-pool-a/${work.model.name}`],
     ]);
@@ -255,17 +338,19 @@ export class Simulator {
     let status = 200;
 
     // Queue depth and busy slots at the moment this request asks for a slot.
-    while ((this.waiting.peekKey() ?? Infinity) <= t) this.waiting.pop();
-    while ((this.holding.peekKey() ?? Infinity) <= t) this.holding.pop();
-    const depth = this.waiting.size;
-    const busy = Math.min(this.slots, this.holding.size - depth);
+    const pool = this.poolFor(work.model.name);
+    while ((pool.waiting.peekKey() ?? Infinity) <= t) pool.waiting.pop();
+    while ((pool.holding.peekKey() ?? Infinity) <= t) pool.holding.pop();
+    const depth = pool.waiting.size;
+    const slots = pool.slotsAt(this.scenario, t);
+    const busy = Math.min(slots, pool.holding.size - depth);
 
     if (uUnavailable < o.unavailableFraction) {
       status = 503;
       route.statusCode = 2;
       route.statusMessage = 'no healthy backend';
       route.attrs.push(['error.type', 's', 'NoHealthyBackend']);
-    } else if (depth >= this.maxQueue) {
+    } else if (depth >= pool.maxQueue) {
       status = 429;
       const acq = span('inference.acquire_slot', t, msToNs(s.lognormal(0.03, 0.4), 2000), [
         ['llm.phase', 's', 'queue'],
@@ -278,7 +363,7 @@ export class Simulator {
       gpuQueueNs = acq.endNs - acq.startNs;
       t = acq.endNs + gap();
     } else {
-      const slot = this.freeSlots.pop() as Slot;
+      const slot = pool.takeSlot(this.scenario, t);
       const genStart = Math.max(t + msToNs(s.lognormal(0.15, 0.5), 2000), slot.freeAtNs);
       const acq = span('inference.acquire_slot', t, genStart - t, [
         ['llm.phase', 's', 'queue'],
@@ -287,7 +372,7 @@ export class Simulator {
         ['llm.gpu_slot', 'i', slot.index],
       ]);
       gpuQueueNs = acq.endNs - acq.startNs;
-      const slowdown = 1 + CONTENTION * (busy / this.slots);
+      const slowdown = 1 + CONTENTION * (degradation(this.scenario, 'batch', t, work.model.name) ?? 1) * (busy / slots);
       const prefillNs = msToNs(work.prefillMs);
       let genNs = prefillNs + msToNs(work.outputTokens * work.tpotMs * slowdown);
       const stalled = uStall < o.stallFraction;
@@ -332,12 +417,14 @@ export class Simulator {
         }
       }
       generationNs = genNs;
-      this.freeSlots.push(gen.endNs, { index: slot.index, freeAtNs: gen.endNs });
-      this.holding.push(gen.endNs, null);
-      if (genStart > t) this.waiting.push(genStart, null);
+      pool.freeSlots.push(gen.endNs, { index: slot.index, freeAtNs: gen.endNs });
+      pool.holding.push(gen.endNs, null);
+      if (genStart > t) pool.waiting.push(genStart, null);
       t = gen.endNs + gap();
     }
 
+    // Server work no span covers, after the answer is ready (an output filter left uninstrumented).
+    t += msToNs(degradation(this.scenario, 'unattributed', rootStartNs) ?? 0, 0);
     const writeNs = msToNs(status === 200 ? (r.streaming ? s.lognormal(0.3, 0.5) : s.lognormal(0.5, 0.5) + (r.outputTokens ?? 0) * 0.002) : s.lognormal(0.2, 0.4));
     const write = span('response.write', t, writeNs, [['llm.stream', 'b', r.streaming]]);
     gatewayNs += writeNs;

@@ -55,6 +55,9 @@ export interface RequestTruth {
   dropped: boolean;
   traceId: string | null;
   streaming: boolean;
+  /** Scenario routes only (scenario.ts): the route id and its HTTP path; absent in a default run. */
+  route?: string;
+  routePath?: string;
   modelClass: string;
   promptShape: string;
   inputTokens: number;

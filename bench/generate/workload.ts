@@ -31,6 +31,18 @@ export const SHAPES: readonly PromptShape[] = [
   { id: 'long', weight: 0.15, inputMedian: 3000, inputSigma: 0.3, outputMedian: 320, outputSigma: 0.8, maxTokens: 1024 },
 ];
 
+/** Models a scenario's routes may also name (never drawn by a default run, which keeps MODELS alone). */
+export const EXTRA_MODELS: readonly ModelClass[] = [
+  { name: 'mixtral-8x7b-instruct', weight: 0.5, tpotMs: 14, prefillBaseMs: 10, prefillPerInputTokenMs: 0.07 },
+];
+
+/** A model by name, among MODELS and EXTRA_MODELS. */
+export function modelNamed(name: string): ModelClass {
+  const m = [...MODELS, ...EXTRA_MODELS].find((x) => x.name === name);
+  if (m === undefined) throw new Error(`unknown model '${name}' (known: ${[...MODELS, ...EXTRA_MODELS].map((x) => x.name).join(', ')})`);
+  return m;
+}
+
 const MODEL_WEIGHTS = MODELS.map((m) => m.weight);
 const SHAPE_WEIGHTS = SHAPES.map((s) => s.weight);
 
@@ -47,9 +59,12 @@ export interface Work {
   tpotMs: number;
 }
 
-/** Draws what one request asks for and what it costs on an idle GPU. */
-export function drawWork(rng: Prng): Work {
-  const model = MODELS[rng.weighted(MODEL_WEIGHTS)];
+/**
+ * Draws what one request asks for and what it costs on an idle GPU; `models` (a route's) replaces
+ * MODELS. The same number of draws either way.
+ */
+export function drawWork(rng: Prng, models?: readonly ModelClass[]): Work {
+  const model = models === undefined ? MODELS[rng.weighted(MODEL_WEIGHTS)] : models[rng.weighted(models.map((m) => m.weight))];
   const shape = SHAPES[rng.weighted(SHAPE_WEIGHTS)];
   const inputTokens = Math.max(1, Math.round(rng.lognormal(shape.inputMedian, shape.inputSigma)));
   const outputTokens = Math.min(shape.maxTokens, Math.max(1, Math.round(rng.lognormal(shape.outputMedian, shape.outputSigma))));
@@ -59,10 +74,10 @@ export function drawWork(rng: Prng): Work {
 }
 
 /** Mean GPU time per request at the given utilisation, estimated by drawing (used to size the slots). */
-export function meanGenerationMs(rng: Prng, utilisation: number, draws = 4000): number {
+export function meanGenerationMs(rng: Prng, utilisation: number, draws = 4000, models?: readonly ModelClass[]): number {
   let sum = 0;
   for (let i = 0; i < draws; i++) {
-    const w = drawWork(rng);
+    const w = drawWork(rng, models);
     sum += w.prefillMs + w.outputTokens * w.tpotMs * (1 + CONTENTION * utilisation);
   }
   return sum / draws;
