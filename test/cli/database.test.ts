@@ -93,7 +93,7 @@ describe('phasewise analyze --db: never harms a database', function () {
     const cases: Array<[string, RegExp]> = [
       [json, /notes\.json: expected a database written by .*, found a file that is not a DuckDB database; it was not modified/],
       [empty, /empty\.duckdb: expected .*, found an empty file; it was not modified/],
-      [newer, /newer\.duckdb: expected .*, found a database written by a newer Phasewise \(phasewise 9\.0\.0, schema version 999; this Phasewise reads up to 1\); it was not modified/],
+      [newer, /newer\.duckdb: expected .*, found a database written by a newer Phasewise \(phasewise 9\.0\.0, schema version 999; this Phasewise reads up to 2\); it was not modified/],
     ];
     for (const [file, message] of cases) {
       const before = fingerprint(file);
@@ -134,6 +134,49 @@ describe('phasewise analyze --db: never harms a database', function () {
     assert.match(load.stderr, /ro\.duckdb: expected a --db file this user can write \(a load replaces it; re-analysis without --run\/--spans works on a read-only file\), found a read-only file or directory/);
     assert.deepStrictEqual(fingerprint(db), before);
     if (runsAsRoot()) assert.strictEqual(UNPRIVILEGED_ID, 65534);
+  });
+
+  it('re-analyses a schema-version-1 database (before source_provenance and region/priority): read-only as it is, writable upgraded to version 2', async () => {
+    const current = path.join(dir, 'v2.duckdb');
+    assert.strictEqual((await runCli(['analyze', '--run', K6, '--spans', SPANS, '--db', current, '-q'], repoRoot, { debug: false })).status, 0);
+    const v2 = await reportOf(current);
+    assert.strictEqual(v2.result.status, 0, v2.result.stderr);
+    // The same run as a version-1 Phasewise wrote it: without what version 2 added.
+    const v1 = path.join(dir, 'v1.duckdb');
+    fs.copyFileSync(current, v1);
+    await makeDuckDb(v1, [
+      'DROP TABLE source_provenance',
+      'ALTER TABLE client_requests DROP COLUMN region',
+      'ALTER TABLE client_requests DROP COLUMN priority',
+      'UPDATE phasewise_store SET schema_version = 1',
+    ]);
+    const withoutProvenance = (r: Record<string, unknown>): Record<string, unknown> => ({ ...r, provenance: null });
+    const hashes = (r: Record<string, unknown>): unknown[] => (r.provenance as { inputs: Array<{ sha256: unknown }> }).inputs.map((i) => i.sha256);
+    assert.ok(hashes(v2.report).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h)), JSON.stringify(hashes(v2.report)));
+
+    fs.chmodSync(v1, 0o444);
+    const before = fingerprint(v1);
+    const readOnly = await reportOf(v1, true);
+    assert.strictEqual(readOnly.result.status, 0, readOnly.result.stderr);
+    assert.deepStrictEqual(fingerprint(v1), before);
+    assert.deepStrictEqual(withoutProvenance(readOnly.report), withoutProvenance(v2.report));
+    assert.deepStrictEqual(hashes(readOnly.report), [null, null]);
+
+    fs.chmodSync(v1, 0o644);
+    const upgraded = await reportOf(v1);
+    assert.strictEqual(upgraded.result.status, 0, upgraded.result.stderr);
+    assert.deepStrictEqual(withoutProvenance(upgraded.report), withoutProvenance(v2.report));
+    const instance = await DuckDBInstance.create(v1, { access_mode: 'READ_ONLY' });
+    const conn = await instance.connect();
+    try {
+      assert.deepStrictEqual((await conn.runAndReadAll('SELECT schema_version, load_state FROM phasewise_store')).getRows(), [[2, 'complete']]);
+      assert.deepStrictEqual((await conn.runAndReadAll('SELECT count(*) FROM source_provenance')).getRows(), [[0n]]);
+      const columns = (await conn.runAndReadAll("SELECT column_name FROM duckdb_columns() WHERE table_name = 'client_requests' AND column_name IN ('region', 'priority') ORDER BY 1")).getRows();
+      assert.deepStrictEqual(columns, [['priority'], ['region']]);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
   });
 
   for (const signal of ['SIGINT', 'SIGKILL'] as const) {

@@ -8,7 +8,7 @@ describe('DuckStore', () => {
       const tables = await store.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables ORDER BY 1");
       assert.deepStrictEqual(
         tables.map((t) => t.name),
-        ['client_requests', 'k6_summary', 'load_issues', 'load_skips', 'phasewise_store', 'run_counters', 'sources', 'span_events', 'spans'],
+        ['client_requests', 'k6_summary', 'load_issues', 'load_skips', 'phasewise_store', 'run_counters', 'source_provenance', 'sources', 'span_events', 'spans'],
       );
       // numpy.percentile([1, 2, 3, 4, 10], 95) = 8.8 (position (n-1)·p = 3.8 → 4 + 0.8·6)
       const [row] = await store.all<{ p95: number }>(

@@ -101,19 +101,20 @@ kept AS (
   FROM rows WHERE ${keptMetricSql('metric_name')}),
 g AS (
   SELECT min(line) AS line, any_value("timestamp") AS ts, any_value(${traceId}) AS trace_id,
-         ${['status', 'error_code', 'route', 'model_class', 'scenario', 'method', 'url', 'session_id']
+         ${['status', 'error_code', 'route', 'model_class', 'scenario', 'method', 'url', 'session_id', 'model', 'region', 'priority', 'prompt_shape']
            .map((c) => `any_value(${col(c)}) AS ${c}_txt`)
            .join(', ')},
   ${groupAggregatesSql('metric_name', 'pt_value')}
   FROM kept GROUP BY ${key}, ordinal)
-SELECT g.* EXCLUDE (ts, status_txt, error_code_txt, route_txt, model_class_txt, scenario_txt, method_txt, url_txt, session_id_txt),
+SELECT g.* EXCLUDE (ts, status_txt, error_code_txt, route_txt, model_class_txt, scenario_txt, method_txt, url_txt, session_id_txt,
+                    model_txt, region_txt, priority_txt, prompt_shape_txt),
        CASE WHEN regexp_full_match(ts, '[0-9]+(\\.[0-9]*)?')
             THEN CASE WHEN ts::DOUBLE < 1e11 THEN ts::DOUBLE * 1000 WHEN ts::DOUBLE < 1e14 THEN ts::DOUBLE
                       WHEN ts::DOUBLE < 1e17 THEN ts::DOUBLE / 1e3 ELSE ts::DOUBLE / 1e6 END
             ELSE epoch_ns(TRY_CAST(ts AS TIMESTAMP_NS)) / 1e6 END AS end_ms,
        TRY_CAST(status_txt AS INTEGER) AS status, TRY_CAST(error_code_txt AS INTEGER) AS error_code,
-       route_txt AS route, model_class_txt AS model_class, scenario_txt AS scenario, method_txt AS method,
-       url_txt AS url, session_id_txt AS session_id
+       route_txt AS route, coalesce(model_class_txt, model_txt) AS model_class, scenario_txt AS scenario, method_txt AS method,
+       url_txt AS url, session_id_txt AS session_id, region_txt AS region, priority_txt AS priority, prompt_shape_txt AS prompt_shape
 FROM g`;
 
   // The tag regex is bound only when the SQL reads extra_tags for the trace ID (a header may lack it).

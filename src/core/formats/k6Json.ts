@@ -98,7 +98,7 @@ const SKIPPED_KINDS: ReadonlyArray<[SkipCode, string]> = [
  * One multi-path json_extract_string parses each group's tags once; nine `->>` parsed them nine
  * times (100k-request file, 2 shared cores: ≈2.5 s vs ≈3.5 s CPU for the grouping statement, best of 5).
  */
-const TAG_PATHS = ['status', 'error_code', 'route', 'model_class', 'scenario', 'method', 'url', 'session_id']
+const TAG_PATHS = ['status', 'error_code', 'route', 'model_class', 'scenario', 'method', 'url', 'session_id', 'model', 'region', 'priority', 'prompt_shape']
   .map((t) => `'$.${t}'`)
   .join(', ');
 
@@ -135,7 +135,8 @@ SELECT g.* EXCLUDE (pt_time, tags, metadata, t, tagged),
        epoch_ns(CAST(pt_time AS TIMESTAMP_NS)) / 1e6 AS end_ms,
        CASE WHEN tagged THEN nullif(lower(trim(coalesce(metadata->>'$.trace_id', t[1]))), '') END AS trace_id,
        TRY_CAST(t[2] AS INTEGER) AS status, TRY_CAST(t[3] AS INTEGER) AS error_code,
-       t[4] AS route, t[5] AS model_class, t[6] AS scenario, t[7] AS method, t[8] AS url, t[9] AS session_id
+       t[4] AS route, coalesce(t[5], t[10]) AS model_class, t[6] AS scenario, t[7] AS method, t[8] AS url, t[9] AS session_id,
+       t[11] AS region, t[12] AS priority, t[13] AS prompt_shape
 FROM (SELECT *, CASE WHEN tagged THEN json_extract_string(tags, [${tagParam}, ${TAG_PATHS}]) END AS t
       FROM (SELECT *, ${TAGGED_GROUP_SQL} AS tagged FROM g)) g`;
 }

@@ -5,8 +5,9 @@
  * Each layout builds, in ONE streaming pass over the file, TEMP TABLE `k6_groups`: one row per group
  * of Points with the same time, tags and metadata, i.e. one row per HTTP request (its http_req_*
  * Points and its http_reqs Point) and one per other sample (iterations, vus, streaming Trends).
- * Columns: line (first line of the group), end_ms, trace_id, status, error_code, route, model_class,
- * scenario, method, url, session_id (NULL for groups that only add to counters), then the aggregates
+ * Columns: line (first line of the group), end_ms, trace_id, status, error_code, route, model_class
+ * (the `model_class` tag, else `model`), scenario, method, url, session_id, region, priority,
+ * prompt_shape (NULL for groups that only add to counters), then the aggregates
  * of groupAggregatesSql(). Grouping before extracting the tags means the tags are parsed once per
  * request, not once per Point (13×).
  *
@@ -127,7 +128,8 @@ export async function finishK6(ctx: ReaderContext, checked?: GroupChecks): Promi
   await store.run(
     `INSERT INTO client_requests (source_id, line, trace_id, start_ms, client_total_ms, blocked_ms, connecting_ms,
        tls_handshaking_ms, sending_ms, waiting_ms, receiving_ms, client_ttft_ms, client_ttfb_ms, client_itl_ms,
-       is_streaming, http_status, error_code, outcome, output_tokens, route, model_class, scenario, method, url, session_id)
+       is_streaming, http_status, error_code, outcome, output_tokens, route, model_class, scenario, method, url, session_id,
+       region, priority, prompt_shape_id)
      WITH streaming AS (
        SELECT trace_id, avg(ttft) AS ttft, avg(itl) AS itl, sum(output_tokens) AS output_tokens
        FROM k6_groups
@@ -137,7 +139,7 @@ export async function finishK6(ctx: ReaderContext, checked?: GroupChecks): Promi
             r.waiting, r.receiving, coalesce(r.ttft, s.ttft), r.waiting, coalesce(r.itl, s.itl),
             coalesce(r.ttft, s.ttft) IS NOT NULL, r.status, r.error_code,
             ${outcomeFromStatusSql('r.status', 'r.error_code')}, CAST(round(coalesce(r.output_tokens, s.output_tokens)) AS INTEGER),
-            r.route, r.model_class, r.scenario, r.method, r.url, r.session_id
+            r.route, r.model_class, r.scenario, r.method, r.url, r.session_id, r.region, r.priority, r.prompt_shape
      FROM k6_groups r
        LEFT JOIN streaming s ON s.trace_id = r.trace_id
      WHERE r.n_http > 0 AND r.duration IS NOT NULL

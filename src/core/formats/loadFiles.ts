@@ -7,6 +7,7 @@ import { readK6Csv } from './k6Csv';
 import { readK6Json } from './k6Json';
 import { readK6Summary } from './k6Summary';
 import { readOtlp } from './otlp';
+import { recordProvenance, startFileHash } from './provenance';
 import { readRecords } from './records';
 import { skippedTotal } from './skips';
 import { sniffFile, type FormatId, type SniffResult } from './sniff';
@@ -56,6 +57,8 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
     const [{ next }] = await store.all<{ next: number }>('SELECT coalesce(max(source_id), 0) + 1 AS next FROM sources');
     await store.run('INSERT INTO sources VALUES ($1, $2, $3, $4, $5, 0, 0, $6)', [next, abs, sniff.format, sniff.side, bytes, sniff.lineDelimited ? 'line' : 'element']);
     options.progress?.(`loading ${path.basename(abs)} (${sniff.format}${sniff.gzip ? ', gzip' : ''})`);
+    // Hashed while the reader runs (the stream overlaps DuckDB's parse); recorded for the report's provenance.
+    const hash = startFileHash(abs);
     const result = await READERS[sniff.format]({
       store,
       sourceId: next,
@@ -71,6 +74,7 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
     // The skips are counted once, by kind, in load_skips (skips.ts): the file's total comes from there.
     const skipped = await skippedTotal(store, next);
     await store.run('UPDATE sources SET records = $1, skipped = $2 WHERE source_id = $3', [result.records, skipped, next]);
+    await recordProvenance(store, next, abs, sniff, await hash);
     loaded.push({ sourceId: next, path: abs, sniff, bytes, records: result.records, skipped });
   }
   return loaded;

@@ -28,7 +28,7 @@ const KNOWN_FIELDS = new Set([
   'send_offset_ms', 'first_content_offset_ms', 'final_content_offset_ms', 'scheduler_lag_ms', 'input_token_count',
   'output_token_count', 'http_status', 'outcome', 'retry_count', 'generator_dropped',
   'route', 'session_id', 'error_code', 'method', 'url', 'scenario', 'streaming', 'is_streaming',
-  'start_ms', 'send_epoch_ms', 'start_time', 'send_time', 'timestamp',
+  'start_ms', 'send_epoch_ms', 'start_time', 'send_time', 'timestamp', 'region', 'priority',
 ]);
 
 /** Text that must never be stored (DESIGN §5): dropped on load. */
@@ -102,7 +102,7 @@ export async function readRecords(ctx: ReaderContext): Promise<ReaderResult> {
             ${num('scheduler_lag_ms')} AS lag_ms, ${int('input_token_count')} AS input_tokens,
             ${int('output_token_count')} AS output_tokens, ${int('retry_count')} AS retry_count,
             ${f('session_id')} AS session_id, ${f('method')} AS method, ${f('url')} AS url, ${f('scenario')} AS scenario,
-            ${badField} AS bad_field, ${badText} AS bad_text
+            ${f('region')} AS region, ${f('priority')} AS priority, ${badField} AS bad_field, ${badText} AS bad_text
      FROM ${source}`,
   );
   const [{ invalid }] = await store.all<{ invalid: number }>('SELECT count(*) AS invalid FROM rec_typed WHERE bad_field IS NOT NULL');
@@ -123,13 +123,14 @@ export async function readRecords(ctx: ReaderContext): Promise<ReaderResult> {
   await store.run(
     `INSERT INTO client_requests (source_id, line, request_id, trace_id, start_ms, send_offset_ms, scheduled_offset_ms,
        scheduler_lag_ms, client_total_ms, client_ttft_ms, is_streaming, http_status, error_code, outcome, input_tokens,
-       output_tokens, retry_count, route, model_class, prompt_shape_id, window_id, scenario, method, url, session_id, run_id)
+       output_tokens, retry_count, route, model_class, prompt_shape_id, window_id, scenario, method, url, session_id, run_id,
+       region, priority)
      SELECT $1, line, request_id, trace_id, start_ms, send_ms, scheduled_ms, lag_ms,
             final_ms - send_ms, CASE WHEN is_streaming IS NOT FALSE THEN first_ms - send_ms END, is_streaming,
             status, error_code,
             coalesce(${synonyms}[outcome_text], ${outcomeFromStatusSql('status', 'error_code')}),
             input_tokens, output_tokens, retry_count, route, model_class, prompt_shape_id, window_id, scenario,
-            method, url, session_id, run_id
+            method, url, session_id, run_id, region, priority
      FROM rec_typed WHERE NOT dropped ORDER BY line`,
     [sourceId],
   );

@@ -31,7 +31,7 @@ const MAGIC = Buffer.from('DUCK');
 const MAGIC_OFFSET = 8;
 
 /**
- * The loaded tables of the releases before the marker (schema.ts LOADED_TABLES without load_skips).
+ * The loaded tables of the releases before the marker (schema.ts LOADED_TABLES without load_skips and source_provenance).
  * Those releases had no load state: such a database is taken as complete, as they did.
  */
 const LEGACY_TABLES = ['sources', 'load_issues', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'];

@@ -5,11 +5,12 @@ import { PHASEWISE_VERSION } from '../version';
  * The marker of a Phasewise database: its first table, one row. `--db` refuses any database without
  * it (it is someone else's data) or with a newer schema_version (a newer Phasewise wrote it).
  * This versions the loaded tables below; the derived tables of the analysis keep their own stamps.
- * History: 1, the first marked schema (the tables below, with load_skips).
+ * History: 1, the first marked schema (the tables below, with load_skips); 2, source_provenance and
+ * client_requests.region/priority (a version-1 database gains them on its first writable open).
  */
 export const MARKER_TABLE = 'phasewise_store';
 export const STORE_NAME = 'phasewise-run';
-export const STORE_SCHEMA_VERSION = 1;
+export const STORE_SCHEMA_VERSION = 2;
 
 /** load_state: 'empty' (new), 'loading' (a load began and did not end), 'complete'. */
 const MARKER_SQL = `CREATE TABLE ${MARKER_TABLE} (
@@ -100,7 +101,9 @@ CREATE TABLE IF NOT EXISTS client_requests (
   method VARCHAR,
   url VARCHAR,
   session_id VARCHAR,
-  run_id VARCHAR
+  run_id VARCHAR,
+  region VARCHAR,                   -- k6 tag / records field, when given (a group dimension)
+  priority VARCHAR                  -- k6 tag / records field, when given (a group dimension)
 );
 
 -- Generator counters (k6 iterations, dropped_iterations, vus; records' dropped rows), summed per file.
@@ -138,6 +141,14 @@ CREATE TABLE IF NOT EXISTS span_events (
   time_ns BIGINT
 );
 
+-- What a later comparison needs to know about each file (formats/provenance.ts), one row per source.
+CREATE TABLE IF NOT EXISTS source_provenance (
+  source_id INTEGER,
+  sha256 VARCHAR,                   -- of the file's bytes as loaded (hex)
+  resources VARCHAR,                -- span files: JSON list of the distinct OTLP resources (service, SDK, schema URL)
+  resources_read VARCHAR            -- how the resources were read ('all documents', 'the first N documents', why not)
+);
+
 -- k6 end-of-test summaries, long format: shown beside Phasewise's own figures, never used instead.
 CREATE TABLE IF NOT EXISTS k6_summary (
   source_id INTEGER,
@@ -148,13 +159,16 @@ CREATE TABLE IF NOT EXISTS k6_summary (
 `;
 
 /** The tables readers fill (above), emptied together when a store is loaded again. */
-export const LOADED_TABLES = ['sources', 'load_issues', 'load_skips', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary'] as const;
+export const LOADED_TABLES = ['sources', 'load_issues', 'load_skips', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary', 'source_provenance'] as const;
 
 /** Columns an earlier release's tables may lack: [table, column definition]. */
 const LEGACY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['spans', 'events STRUCT(name VARCHAR, time_ns BIGINT)[]'],
   ['spans', 'otlp_attributes VARCHAR'],
   ['sources', 'position VARCHAR'],
+  // The group dimensions (schema version 2): NULL for the requests loaded before.
+  ['client_requests', 'region VARCHAR'],
+  ['client_requests', 'priority VARCHAR'],
 ];
 
 /**
@@ -174,6 +188,9 @@ export async function createSchema(conn: DuckDBConnection, isNew: boolean, legac
     await conn.run(SCHEMA_SQL);
     // Columns added since the earliest releases whose databases are still read (databaseFile.ts).
     for (const [table, column] of LEGACY_COLUMNS) await conn.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column}`);
+    // A database of an earlier schema version gains what was added since (the tables and
+    // columns above) and says so: a Phasewise that reads only up to that version then refuses it.
+    if (!isNew && !legacy) await conn.run(`UPDATE ${MARKER_TABLE} SET schema_version = $1 WHERE schema_version < $1`, [STORE_SCHEMA_VERSION]);
     await conn.run('COMMIT');
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => undefined);

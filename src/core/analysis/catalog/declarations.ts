@@ -49,7 +49,7 @@ export type ColumnEntry = ColumnDecl | typeof PHASE_COLUMNS | LoadedColumns | Re
 export interface RelationDecl {
   name: string;
   kind: 'table' | 'view';
-  stage: 'index' | 'breakdown' | 'figures';
+  stage: 'index' | 'breakdown' | 'figures' | 'groups';
   meaning: string;
   /** Loaded tables and derived relations its SQL reads. */
   reads: ReadonlyArray<LoadedTable | string>;
