@@ -68,6 +68,58 @@ export interface AnalysisOptions {
   callsPerSession?: number;
   /** Budget on client_total_ms used for tail share (default: the total SLO when a gate gives one). */
   tailBudgetMs?: number;
+  /**
+   * Step of the window series (ms): windows of `windowSizeMs` starting every `windowSlideMs` (e.g.
+   * 15 min sliding by 1 min). Unset: fixed windows (the step is the size).
+   */
+  windowSlideMs?: number;
+  /**
+   * Dimensions the report groups by (groups/dimensions.ts: route, model, region, …). Unset: route and
+   * model, each only when the run holds more than one value of it; empty: no groups.
+   */
+  groupBy?: readonly string[];
+  /** Who asked for `groupBy`: `--group-by` or the contract's report.group_by. */
+  groupBySource?: 'option' | 'contract';
+  /** A group with fewer successful calls is shown with its n and marked too small for a p95 (default 200). */
+  minGroupSize?: number;
+  /** Token bands of the input_band/output_band dimensions (the contract's prompt shapes), else defaults. */
+  tokenBands?: TokenBands;
+  /** The client timeout the contract declares: the censored total counts timed-out calls at it. */
+  timeoutMs?: number;
+  /** The head-sampling ratio the contract declares (trace.sampling), shown beside the join-bias test. */
+  declaredSampling?: number;
+  /** Stages of a stepped workload, ms since the first send (the contract's workload.stages). */
+  stages?: readonly StageWindow[];
+  /** The contract the options came from, for the report's provenance. */
+  contract?: ContractIdentity;
+}
+
+/** An inclusive token band `[min, max]` (max null: no upper bound). */
+export interface TokenBand {
+  min: number;
+  max: number | null;
+}
+
+export interface TokenBands {
+  input: readonly TokenBand[];
+  output: readonly TokenBand[];
+}
+
+/** One declared stage of a stepped workload. */
+export interface StageWindow {
+  /** `stage 1`, … in declaration order, with the stage's target (`stage 2 (40/s)`). */
+  label: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** What identifies the contract a report was evaluated against. */
+export interface ContractIdentity {
+  path: string;
+  name: string;
+  /** SHA-256 of the contract file's bytes, hex. */
+  sha256: string;
+  bytes: number;
 }
 
 export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = {

@@ -3,7 +3,7 @@
  * evaluates the gates and decides the verdict; this file only says which gates the contract declares.
  */
 import { DEFAULT_PHASES } from '../analysis/options';
-import type { AnalysisOptions, GateSpec, PhaseDefinition } from '../analysis/options';
+import type { AnalysisOptions, GateSpec, PhaseDefinition, StageWindow, TokenBands } from '../analysis/options';
 import { isArrivalExecutor } from './defaults';
 import { steadyWindowOf } from './form/workload';
 import type { LoadContract, SloStat } from './types';
@@ -53,7 +53,36 @@ function options(contract: LoadContract): Partial<AnalysisOptions> {
   if (contract.workload.callsPerSession !== undefined) out.callsPerSession = contract.workload.callsPerSession;
   const totalP95 = contract.slo.total_ms?.p95;
   if (totalP95 !== undefined) out.tailBudgetMs = totalP95;
+  // What the groups, the censored total, the join-bias note and the stage series read from the contract.
+  out.timeoutMs = contract.request.timeoutMs;
+  out.declaredSampling = contract.trace.sampling;
+  const bands = tokenBands(contract);
+  if (bands) out.tokenBands = bands;
+  const stages = stageWindows(contract);
+  if (stages.length > 0) out.stages = stages;
   return out;
+}
+
+/** The prompt shapes' token bands (distinct, by lower bound), for the input_band/output_band groups. */
+function tokenBands(contract: LoadContract): TokenBands | undefined {
+  const shapes = contract.request.promptShapes;
+  if (shapes.length === 0) return undefined;
+  const distinct = (list: Array<{ min: number; max: number }>): Array<{ min: number; max: number }> =>
+    [...new Map(list.map((b) => [`${b.min}:${b.max}`, { min: b.min, max: b.max }])).values()].sort((a, b) => a.min - b.min || a.max - b.max);
+  return { input: distinct(shapes.map((s) => s.inputTokens)), output: distinct(shapes.map((s) => s.outputTokens)) };
+}
+
+/** The declared stages as windows, ms since the first send (`stage 2 (40/s)`). */
+function stageWindows(contract: LoadContract): StageWindow[] {
+  const w = contract.workload;
+  let start = 0;
+  return (w.stages ?? []).map((s, i) => {
+    // k6 ramps linearly to each stage's target: the label names the target the stage ends at.
+    const unit = isArrivalExecutor(w.executor) ? `/${w.timeUnitMs === 1000 ? 's' : `${w.timeUnitMs} ms`}` : ' VUs';
+    const window = { label: `stage ${i + 1} (→ ${s.target}${unit})`, startMs: start, endMs: start + s.durationMs };
+    start += s.durationMs;
+    return window;
+  });
 }
 
 function gates(contract: LoadContract): GateSpec[] {

@@ -4,6 +4,11 @@
  * `--format json` output.
  */
 import type { GateCategory, GateStat } from '../analysis/options';
+import type { GroupFigures, Grouping, JoinBias, Provenance, UserObserved } from './modelGroups';
+import type { Diagnosis, DiagnosisStatus, WindowSeries } from './modelSeries';
+
+export type * from './modelGroups';
+export type * from './modelSeries';
 
 /** Quantiles with linear interpolation (DuckDB quantile_cont); every figure carries its n. */
 export interface QuantileSummary {
@@ -222,4 +227,19 @@ export interface Report {
   /** Definitions printed beside figures whose meaning varies (ITL, TTFB vs TTFT). */
   definitions: Record<string, string>;
   warnings: string[];
+  /** How the run was grouped, and the dimensions whose values the whole-run figures mix. */
+  grouping: Grouping;
+  /** One entry per group (route, model, …), each with the sections of the whole run. */
+  groups: GroupFigures[];
+  /** Per window: rates, in-flight, errors by class, tokens/s and every owner's p50/p95; the worst window per SLO metric. */
+  window_series: WindowSeries;
+  /** The symptom table's rules that fired on the window series (or the stages), with their evidence. */
+  diagnoses: Diagnosis[];
+  diagnosis_status: DiagnosisStatus;
+  /** Matched against unmatched requests: whether the decomposition describes a biased sample. */
+  join_bias: JoinBias;
+  /** First-content time and a censored total, beside the API figures. */
+  user_observed: UserObserved;
+  /** What a later comparison needs: inputs with their SHA-256, the contract, resources, options. */
+  provenance: Provenance;
 }

@@ -3,6 +3,9 @@
  * lines (`file:line:col: severity code message`) and any error stops the run with exit 4, because
  * analysing against a contract that does not say what its author meant would produce a wrong verdict.
  */
+import { createHash } from 'crypto';
+import { readFile } from 'fs/promises';
+import * as path from 'path';
 import type { AnalysisOptions, GateSpec } from '../analysis/options';
 import { contractToAnalysis, loadContractFile } from '../contract/index';
 import type { ContractDiagnostic } from '../contract/types';
@@ -27,5 +30,8 @@ export async function readContractInput(file: string): Promise<ContractInput> {
     throw new ContractError(file, formatted.length > 0 ? formatted : [`${file}:1:1: error contract-unreadable the file is not a load contract`]);
   }
   const { options, gates } = contractToAnalysis(contract);
+  // The contract's identity for the report's provenance: what a later comparison checks first.
+  const bytes = await readFile(file);
+  options.contract = { path: path.resolve(file), name: contract.name, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
   return { options, gates, notes: formatted };
 }

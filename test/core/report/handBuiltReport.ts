@@ -3,6 +3,7 @@
  * 1000 scheduled, 990 started, 950 succeeded, a gpu_queue budget that broke.
  */
 import type { Report } from '../../../src/core/report/model';
+import { handBuiltExtended } from './handBuiltExtended';
 
 export function handBuiltReport(): Report {
   const q = (n: number, p50: number | null, p95: number | null, p99: number | null, mean: number | null) => ({
@@ -180,5 +181,6 @@ export function handBuiltReport(): Report {
     ],
     definitions: { itl_ms: 'mean interval between content events after the first one (TTFT excluded)' },
     warnings: ['12 server roots have no client record'],
+    ...handBuiltExtended(),
   };
 }

@@ -22,6 +22,7 @@ import { buildRequestBreakdown } from './requestFigures';
 import { buildRootBreakdown } from './rootFigures';
 import { buildSpanPhases, buildSpanPhasesFromLinks } from './spanPhases';
 import { buildTraceRoots } from './rootSelect';
+import { buildRequestDimensions, buildRequestGroups } from '../groups/requestDimensions';
 
 /** What ensureBreakdown leaves for the figures. */
 export interface BreakdownInfo {
@@ -84,6 +85,9 @@ export const STEPS: readonly Step[] = [
   // request_figures is read beside client_requests by position: written in loaded order.
   { outputs: ['request_figures', 'request_breakdown'], build: (ctx) => buildRequestBreakdown(ctx.store, ctx.phases) },
   { outputs: ['breakdown_figures'], build: (ctx) => resetFigureCache(ctx.store) },
+  // request_dimensions is read beside client_requests by position: written in loaded order.
+  { outputs: ['request_dimensions'], build: (ctx) => buildRequestDimensions(ctx.store) },
+  { outputs: ['request_groups'], build: (ctx) => buildRequestGroups(ctx.store) },
 ];
 
 /**

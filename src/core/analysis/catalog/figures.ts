@@ -16,7 +16,9 @@ export type FigureName =
   | 'ledger'
   | 'join'
   | 'slow_traces'
-  | 'warnings';
+  | 'warnings'
+  | 'join_bias'
+  | 'provenance';
 
 export interface FigureDecl {
   name: FigureName;
@@ -62,5 +64,19 @@ export const FIGURES: readonly FigureDecl[] = [
     reads: ['request_breakdown', 'trace_roots', 'span_index', 'spans', 'span_index_counts', 'load_issues'],
     options: ['timestampGranularityMs'],
     scope: 'all',
+  },
+  {
+    name: 'join_bias',
+    meaning: 'Matched against unmatched successes: both sides\' p50/p95 and the Kolmogorov–Smirnov statistic (observed/joinBias.ts).',
+    reads: ['request_breakdown'],
+    options: [],
+    scope: 'phase-independent',
+  },
+  {
+    name: 'provenance',
+    meaning: 'The inputs with their SHA-256, the OTLP resources and the services of the spans (observed/provenance.ts).',
+    reads: ['sources', 'source_provenance', 'spans'],
+    options: [],
+    scope: 'phase-independent',
   },
 ];

@@ -11,9 +11,10 @@
  */
 import { BREAKDOWN_RELATIONS } from './breakdownRelations';
 import type { RelationDecl } from './declarations';
+import { GROUP_RELATIONS } from './groupRelations';
 import { INDEX_RELATIONS } from './indexRelations';
 
 export * from './declarations';
 
 /** Every derived relation, in build order. */
-export const RELATIONS: readonly RelationDecl[] = [...INDEX_RELATIONS, ...BREAKDOWN_RELATIONS];
+export const RELATIONS: readonly RelationDecl[] = [...INDEX_RELATIONS, ...BREAKDOWN_RELATIONS, ...GROUP_RELATIONS];

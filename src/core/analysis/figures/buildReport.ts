@@ -19,6 +19,7 @@ import { steadyWindowOf } from './population';
 import { computeTail } from './tail';
 import { decideVerdict } from './verdict';
 import { computeWindows } from './windows';
+import { computeExtendedSections } from './extendedReport';
 
 /** What the join side produced for this analysis (analyze.ts). */
 export interface BreakdownParts {
@@ -166,6 +167,7 @@ export async function buildReport(
     k6_summaries: await readK6Summaries(store),
     definitions: reportDefinitions(options),
     warnings,
+    ...(await computeExtendedSections(store, options, gates, phaseColumns, cache)),
   };
   return jsonSafe(report);
 }

@@ -19,7 +19,7 @@ export function emptySummary(): QuantileSummary {
 }
 
 /** The column as a finite DOUBLE or NULL, so a stray NaN/Infinity never reaches a quantile. */
-function finiteExpr(column: string): string {
+export function finiteExpr(column: string): string {
   const c = `CAST("${sqlIdentifier(column)}" AS DOUBLE)`;
   return `CASE WHEN isfinite(${c}) THEN ${c} END`;
 }
@@ -60,7 +60,7 @@ export function readSummary(row: Row, alias: string): QuantileSummary {
 }
 
 /** Extra select items for the never-clamped envelope: count and most negative value below zero. */
-function negativeSelect(column: string): string {
+export function negativeSelect(column: string): string {
   const e = `"${sqlIdentifier(column)}"`;
   return `count(*) FILTER (WHERE ${e} < 0) AS "neg__count", min(${e}) FILTER (WHERE ${e} < 0) AS "neg__min"`;
 }
@@ -103,7 +103,7 @@ export async function computeQuantileTable(
   return table;
 }
 
-function withNegatives(summary: QuantileSummary, row: Row): EnvelopeSummary {
+export function withNegatives(summary: QuantileSummary, row: Row): EnvelopeSummary {
   const count = finiteOrNull(row['neg__count']) ?? 0;
   return {
     ...summary,

@@ -28,7 +28,7 @@ export function sessionTailProbability(share: number | null, k: number | null): 
 const FINITE_TOTAL = `${MATCHED_SUCCESS} AND isfinite(client_total_ms)`;
 
 /** Owners of the tail, in display order: network envelope, each phase, then the unattributed rest. */
-function owners(phaseColumns: readonly string[]): Array<{ phase: string; column: string }> {
+export function owners(phaseColumns: readonly string[]): Array<{ phase: string; column: string }> {
   return [
     { phase: 'network_envelope', column: ENVELOPE_COLUMN },
     ...phaseColumns.map((c) => ({ phase: sqlIdentifier(c).replace(/_ms$/, ''), column: c })),

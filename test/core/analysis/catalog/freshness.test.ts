@@ -37,9 +37,15 @@ const PHASES_B: AnalysisOptions = {
   ],
 };
 
-/** Reports name their inputs by absolute path, which differs between the stored run and a fresh load. */
+/**
+ * Reports name their inputs by absolute path, which differs between the stored run and a fresh load.
+ * The provenance's hashes and OTLP resources are recorded at load time: a database written before
+ * they were has none (its report says so), so they are compared by path only.
+ */
 function withoutPaths(report: Report): Report {
-  return { ...report, inputs: report.inputs.map((i) => ({ ...i, path: path.basename(i.path) })) };
+  const inputs = report.provenance.inputs.map((i) => ({ ...i, path: path.basename(i.path), sha256: null }));
+  const provenance = { ...report.provenance, inputs, resources: [], resources_note: '' };
+  return { ...report, inputs: report.inputs.map((i) => ({ ...i, path: path.basename(i.path) })), provenance };
 }
 
 /**

@@ -36,9 +36,11 @@ describe('figure cache (re-analysis reuses whole-run figures stored under their 
       assert.deepStrictEqual([...storedFirst.keys()], [
         'client_metrics',
         'join',
+        'join_bias',
         'ledger',
         'matched_metrics',
         'matched_phase_metrics',
+        'provenance',
         'server_metrics',
         'server_phase_metrics',
         'slow_traces',

@@ -1,0 +1,47 @@
+/**
+ * The report sections beside the whole-run figures: groups, the window series with the worst window
+ * per SLO metric, the diagnoses, the join-bias test, the user-observed figures and the provenance.
+ * buildReport appends them after the sections it has always written, so those stay as they were.
+ */
+import type { Report } from '../../report/model';
+import type { QueryRunner } from '../../store/duckStore';
+import { diagnose } from '../diagnose/evaluate';
+import { computeGroupFigures } from '../groups/groupFigures';
+import { keyId } from '../groups/groupedTables';
+import { planGrouping } from '../groups/grouping';
+import { judgeJoinBias, measureJoinBias, type JoinBiasMeasure } from '../observed/joinBias';
+import { buildProvenance, readLoadedProvenance, type LoadedProvenance } from '../observed/provenance';
+import { computeUserObserved } from '../observed/userObserved';
+import type { AnalysisOptions, GateSpec } from '../options';
+import { windowSpecOf } from '../series/windowGrid';
+import { computeWindowSeries } from '../series/windowSeries';
+import { seriesReport } from '../series/seriesReport';
+import type { FigureCache } from './figureCache';
+
+export type ExtendedSections = Pick<Report, 'grouping' | 'groups' | 'window_series' | 'diagnoses' | 'diagnosis_status' | 'join_bias' | 'user_observed' | 'provenance'>;
+
+export async function computeExtendedSections(
+  store: QueryRunner,
+  options: AnalysisOptions,
+  gates: readonly GateSpec[],
+  phaseColumns: readonly string[],
+  cache?: FigureCache,
+): Promise<ExtendedSections> {
+  const spec = windowSpecOf(options);
+  const plan = await planGrouping(store, options);
+  const grouped = await computeGroupFigures(store, { options, gates, phaseColumns, dims: plan.dims, spec });
+  const windows = (await computeWindowSeries(store, spec, phaseColumns)).get(keyId([])) ?? [];
+  const found = diagnose(windows, spec.kind === 'stages' ? 'stages' : 'windows');
+  const bias = cache ? await cache.get<JoinBiasMeasure>('join_bias', () => measureJoinBias(store)) : await measureJoinBias(store);
+  const loaded = cache ? await cache.get<LoadedProvenance>('provenance', () => readLoadedProvenance(store)) : await readLoadedProvenance(store);
+  return {
+    grouping: { ...plan.grouping, omitted: grouped.omitted },
+    groups: grouped.groups,
+    window_series: seriesReport(spec, windows, gates, phaseColumns),
+    diagnoses: found.diagnoses,
+    diagnosis_status: found.status,
+    join_bias: judgeJoinBias(bias, options.declaredSampling ?? null),
+    user_observed: await computeUserObserved(store, options.timeoutMs ?? null),
+    provenance: buildProvenance(loaded, options),
+  };
+}
