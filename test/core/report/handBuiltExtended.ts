@@ -74,7 +74,7 @@ export function handBuiltExtended(): Extended {
       kind: 'fixed',
       size_ms: 30_000,
       slide_ms: 30_000,
-      owners: ['client_total_ms', 'gpu_queue_ms'],
+      owners: ['client_total_ms', 'network_envelope_ms', 'transport_setup_ms', 'gpu_queue_ms', 'unattributed_server_ms'],
       windows: [window(0, 100), window(1, 250)],
       worst: [
         {
