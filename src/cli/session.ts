@@ -5,6 +5,7 @@
  */
 import { existsSync, rmSync } from 'fs';
 import * as path from 'path';
+import { DIMENSIONS, dimensionDecl, suggestDimension } from '../core/analysis/groups/dimensions';
 import type { AnalysisOptions, GateSpec } from '../core/analysis/options';
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
@@ -25,6 +26,9 @@ export const SESSION_FLAGS: Readonly<Record<string, FlagSpec>> = {
   contract: { kind: 'string' },
   db: { kind: 'string' },
   window: { kind: 'string' },
+  'window-slide': { kind: 'string' },
+  'group-by': { kind: 'list' },
+  'min-group-size': { kind: 'string' },
   slow: { kind: 'string' },
   'trace-tag': { kind: 'string' },
   threshold: { kind: 'list' },
@@ -36,6 +40,8 @@ export const SESSION_FLAGS: Readonly<Record<string, FlagSpec>> = {
 
 /** `--slow N`: each listed trace carries its breakdown; more than this is a typo, not a report. */
 const MAX_SLOW_TRACES = 10_000;
+/** A floor above any run's call count per group is a typo (and stays a small integer in SQL). */
+const MAX_MIN_GROUP_SIZE = 100_000_000;
 
 export interface Session {
   readonly store: DuckStore;
@@ -57,6 +63,17 @@ export async function resolveAnalysis(args: ParsedArgs): Promise<{ options: Anal
   for (const line of notes) note(line);
   const window = flagString(args, 'window');
   if (window !== undefined) options.windowSizeMs = parseDurationMs(window, '--window');
+  const slide = flagString(args, 'window-slide');
+  if (slide !== undefined) options.windowSlideMs = parseDurationMs(slide, '--window-slide');
+  if (options.windowSlideMs !== undefined && options.windowSlideMs >= options.windowSizeMs) {
+    throw new UsageError(`--window-slide (${options.windowSlideMs} ms) must be shorter than the window (${options.windowSizeMs} ms)`);
+  }
+  if (args.flags.has('group-by')) {
+    options.groupBy = parseGroupBy(flagList(args, 'group-by'));
+    options.groupBySource = 'option';
+  }
+  const floor = flagPositiveInt(args, 'min-group-size', MAX_MIN_GROUP_SIZE);
+  if (floor !== undefined) options.minGroupSize = floor;
   const slow = flagPositiveInt(args, 'slow', MAX_SLOW_TRACES);
   if (slow !== undefined) options.slowTraceCount = slow;
   const tag = flagString(args, 'trace-tag');
@@ -66,6 +83,19 @@ export async function resolveAnalysis(args: ParsedArgs): Promise<{ options: Anal
   }
   for (const text of flagList(args, 'threshold')) gates.push(parseThreshold(text, options.phases));
   return { options, gates };
+}
+
+/** `--group-by model,route` (or `--group-by model route`; `none` for no groups): known dimension names, each once. */
+export function parseGroupBy(values: readonly string[]): string[] {
+  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  if (names.length === 1 && names[0] === 'none') return [];
+  for (const name of names) {
+    if (dimensionDecl(name) !== undefined) continue;
+    const hint = suggestDimension(name);
+    throw new UsageError(`--group-by: unknown dimension '${name}'${hint ? ` (did you mean ${hint}?)` : ''}; expected ${DIMENSIONS.map((d) => d.name).join(', ')} or none`);
+  }
+  if (new Set(names).size !== names.length) throw new UsageError(`--group-by names a dimension twice: ${names.join(',')}`);
+  return names;
 }
 
 /**

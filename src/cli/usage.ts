@@ -22,6 +22,13 @@ phasewise analyze --run FILE... --spans FILE... [options]
   --threshold EXPR       a gate, repeatable: METRIC.STAT OP LIMIT, e.g. 'client_total_ms.p95<=2000',
                          'gpu_queue_ms.p95<=400', 'error_rate.value<=1%', 'dropped_iterations.value<=0'
   --window DURATION      window size for per-window figures (default 30s)
+  --window-slide DURATION  a sliding window series: windows of --window starting every DURATION
+                         (e.g. --window 15m --window-slide 1m); default: fixed windows
+  --group-by DIM,...     figures per group: route, model, region, priority, streaming, prompt_shape,
+                         input_band, output_band, status_class (default: route and model when the
+                         run holds several; none: no groups)
+  --min-group-size N     a group with fewer successful calls is marked too small for a p95
+                         (default 200, at most 100,000,000)
   --slow N               how many slow traces to list (default 10, at most 10,000)
   --trace-tag NAME       k6 tag carrying the trace ID when data.metadata.trace_id is absent (default trace_id)
   --format text|json|md|html  report format (default text); html is one self-contained file with
