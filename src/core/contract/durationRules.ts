@@ -18,6 +18,7 @@ const DURATION_PATHS: readonly string[][] = [
   ['budgets', '*', 'phases', '*'],
   ['gates', 'scheduler_lag_ms'],
   ['windows', 'size'],
+  ['windows', 'slide'],
 ];
 
 function expand(ctx: ContractContext, pattern: readonly string[]): string[] {

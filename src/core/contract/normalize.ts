@@ -155,6 +155,10 @@ export function normalizeContract(ctx: ContractContext): LoadContract {
       negativeEnvelopeShare: optNum(g.negative_envelope_share) ?? GATE_DEFAULTS.negative_envelope_share,
       achievedRateRatio: optNum(g.achieved_rate_ratio) ?? GATE_DEFAULTS.achieved_rate_ratio,
     },
-    windows: { sizeMs: ms(obj(root.windows).size, DEFAULT_WINDOW_MS) },
+    windows: { sizeMs: ms(obj(root.windows).size, DEFAULT_WINDOW_MS), slideMs: optMs(obj(root.windows).slide) },
+    report: {
+      groupBy: Array.isArray(obj(root.report).group_by) ? (obj(root.report).group_by as unknown[]).map(String) : undefined,
+      minGroupSize: optNum(obj(root.report).min_group_size),
+    },
   };
 }

@@ -4,6 +4,8 @@
  * structural validation layer. Every property carries a description and examples.
  */
 
+import { DIMENSIONS } from '../analysis/groups/dimensions';
+
 export type JsonSchema = { [key: string]: unknown };
 
 function prop(description: string, examples: unknown[], schema: JsonSchema): JsonSchema {
@@ -251,10 +253,25 @@ export const LOAD_CONTRACT_SCHEMA: JsonSchema = {
         achieved_rate_ratio: fraction('Minimum achieved start rate as a share of the declared rate.', [0.95]),
       },
     }),
-    windows: prop('Per-window figures.', [{ size: '30s' }], {
+    windows: prop('Per-window figures.', [{ size: '30s' }, { size: '15m', slide: '1m' }], {
       type: 'object',
       additionalProperties: false,
-      properties: { size: duration('Fixed window size for per-window quantiles (default 30 s).', ['30s', '1m']) },
+      properties: {
+        size: duration('Fixed window size for per-window quantiles (default 30 s).', ['30s', '1m']),
+        slide: duration('A sliding window series: windows of `size` starting every `slide` (shorter than `size`). Absent: fixed windows.', ['1m', '10s']),
+      },
+    }),
+    report: prop('How the report is cut.', [{ group_by: ['model', 'route'] }], {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        group_by: prop(
+          'Dimensions the report shows figures per group for (default: route and model when the run holds several; `[]`: no groups).',
+          [['model', 'route'], ['input_band']],
+          { type: 'array', uniqueItems: true, items: { enum: DIMENSIONS.map((d) => d.name) } },
+        ),
+        min_group_size: prop('A group with fewer successful calls is marked too small for a p95 (default 200).', [200, 50], { type: 'integer', minimum: 1 }),
+      },
     }),
   },
 };

@@ -53,6 +53,12 @@ function options(contract: LoadContract): Partial<AnalysisOptions> {
   if (contract.workload.callsPerSession !== undefined) out.callsPerSession = contract.workload.callsPerSession;
   const totalP95 = contract.slo.total_ms?.p95;
   if (totalP95 !== undefined) out.tailBudgetMs = totalP95;
+  if (contract.windows.slideMs !== undefined && contract.windows.slideMs < contract.windows.sizeMs) out.windowSlideMs = contract.windows.slideMs;
+  if (contract.report.groupBy !== undefined) {
+    out.groupBy = contract.report.groupBy;
+    out.groupBySource = 'contract';
+  }
+  if (contract.report.minGroupSize !== undefined) out.minGroupSize = contract.report.minGroupSize;
   // What the groups, the censored total, the join-bias note and the stage series read from the contract.
   out.timeoutMs = contract.request.timeoutMs;
   out.declaredSampling = contract.trace.sampling;

@@ -160,7 +160,9 @@ export interface LoadContract {
   slo: Slo;
   budgets: Budget[];
   gates: Gates;
-  windows: { sizeMs: number };
+  windows: { sizeMs: number; slideMs?: number };
+  /** The report's groups (report.group_by) and their floor (report.min_group_size). */
+  report: { groupBy?: string[]; minGroupSize?: number };
   /** Where the contract came from: file name and the 1-based line of every JSON pointer, for gate origins. */
   source?: { fileName: string; lines: Record<string, number> };
 }

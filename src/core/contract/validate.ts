@@ -9,7 +9,7 @@ import { checkCharacters } from './textRules';
 import { parseSource } from './sourceMap';
 import type { ParsedSource } from './sourceMap';
 import type { ContractDiagnostic, LoadContract } from './types';
-import { checkWorkload } from './workloadRules';
+import { checkWindows, checkWorkload } from './workloadRules';
 
 export interface ContractValidation {
   contract?: LoadContract;
@@ -37,6 +37,7 @@ export function validateSource(source: ParsedSource, fileName: string): Contract
       checkSchema(ctx);
       checkDurations(ctx);
       checkWorkload(ctx);
+      checkWindows(ctx);
       checkRequest(ctx);
       checkBudgets(ctx);
       checkCharacters(ctx);

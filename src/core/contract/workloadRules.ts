@@ -1,6 +1,6 @@
 /** Semantic rules on the workload: plateau, warm-up, arrival model, rate units, Little's law. */
 import type { ContractContext } from './context';
-import { isArrivalExecutor, MIN_PLATEAU_MS } from './defaults';
+import { DEFAULT_WINDOW_MS, isArrivalExecutor, MIN_PLATEAU_MS } from './defaults';
 import { formatDuration } from './durations';
 import { inFlightEstimate } from './form/workload';
 import { formatNumber, timeUnitMs } from './quantities';
@@ -99,6 +99,16 @@ function checkLittlesLaw(ctx: ContractContext): void {
     title: `Set max_in_flight to ${row.needed}`,
     edits: [ctx.replaceValue(`${W}/max_in_flight`, String(row.needed))],
   });
+}
+
+/** A slide at or above the window size would skip time between windows (or repeat fixed windows). */
+export function checkWindows(ctx: ContractContext): void {
+  const slide = ctx.ms('/windows/slide');
+  if (slide === undefined) return;
+  const size = ctx.ms('/windows/size') ?? DEFAULT_WINDOW_MS;
+  if (slide >= size) {
+    ctx.at('/windows/slide', 'value', 'window-slide-not-shorter', 'error', `\`slide\` (${formatDuration(slide)}) must be shorter than the window \`size\` (${formatDuration(size)}): a sliding series starts a ${formatDuration(size)} window every \`slide\`; remove \`slide\` for fixed windows.`);
+  }
 }
 
 export function checkWorkload(ctx: ContractContext): void {

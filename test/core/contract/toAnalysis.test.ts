@@ -92,3 +92,42 @@ describe('contractToAnalysis', () => {
     assert.deepStrictEqual(t['workload.steady_window_ms'], ['workload', 'steady_window_ms', 'value', '>=', 779_000]);
   });
 });
+
+describe('contractToAnalysis: what the issue-17 sections read from the contract', () => {
+  it('takes the timeout, the sampling, the prompt-shape bands and the stages (steady and saturation samples)', async () => {
+    const steady = contractToAnalysis(await load('steady.loadcontract.yaml')).options;
+    assert.strictEqual(steady.timeoutMs, 30_000);
+    assert.strictEqual(steady.declaredSampling, 1);
+    assert.deepStrictEqual(steady.tokenBands?.input, [{ min: 100, max: 400 }, { min: 500, max: 1500 }, { min: 2000, max: 4500 }]);
+    assert.deepStrictEqual(steady.tokenBands?.output, [{ min: 20, max: 256 }, { min: 60, max: 768 }, { min: 100, max: 1024 }]);
+    assert.strictEqual(steady.stages, undefined);
+    const saturation = contractToAnalysis(await load('saturation.loadcontract.yaml')).options;
+    // Stages 10 s, 10 m, 10 s, …: each window starts where the previous one ended.
+    assert.deepStrictEqual(saturation.stages?.slice(0, 3), [
+      { label: 'stage 1 (→ 5/s)', startMs: 0, endMs: 10_000 },
+      { label: 'stage 2 (→ 5/s)', startMs: 10_000, endMs: 610_000 },
+      { label: 'stage 3 (→ 10/s)', startMs: 610_000, endMs: 620_000 },
+    ]);
+  });
+
+  it('maps report.group_by, report.min_group_size and windows.slide', () => {
+    const text = BASE_YAML.replace('windows:\n  size: 30s\n', 'windows:\n  size: 15m\n  slide: 1m\nreport:\n  group_by: [model, route]\n  min_group_size: 50\n');
+    const r = parseContract(text, 'c.yaml');
+    assert.ok(r.contract, JSON.stringify(r.diagnostics));
+    const { options } = contractToAnalysis(r.contract);
+    assert.deepStrictEqual([options.windowSizeMs, options.windowSlideMs], [900_000, 60_000]);
+    assert.deepStrictEqual([options.groupBy, options.groupBySource, options.minGroupSize], [['model', 'route'], 'contract', 50]);
+  });
+
+  it('rejects a slide not shorter than the window and an unknown group dimension', () => {
+    const lineOf = (text: string, needle: string): number => text.slice(0, text.indexOf(needle)).split('\n').length;
+    const slideText = BASE_YAML.replace('windows:\n  size: 30s\n', 'windows:\n  size: 30s\n  slide: 30s\n');
+    const slide = parseContract(slideText, 'c.yaml');
+    assert.deepStrictEqual(slide.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.line]), [['window-slide-not-shorter', lineOf(slideText, 'slide:')]]);
+    const dimText = BASE_YAML + 'report:\n  group_by: [modle]\n';
+    const errors = parseContract(dimText, 'c.yaml').diagnostics.filter((d) => d.severity === 'error');
+    assert.strictEqual(errors.length, 1, JSON.stringify(errors));
+    assert.strictEqual(errors[0].line, lineOf(dimText, 'group_by'));
+    assert.match(errors[0].message, /model/);
+  });
+});
