@@ -3,21 +3,11 @@
  * sections as the whole run), the join-bias test, the user-observed figures and the provenance a later
  * comparison needs. snake_case: this is the `--format json` output.
  */
-import type { MetricTable, QuantileSummary, TailAttribution, TailFigures } from './model';
+import type { MetricTable, OutcomeLedger, QuantileSummary, TailAttribution, TailFigures } from './model';
 import type { Diagnosis, DiagnosisStatus, WindowSeries } from './modelSeries';
 
-/** A group's outcome counts (client requests started in the group). */
-export interface GroupOutcomes {
-  started: number;
-  succeeded: number;
-  rejected: number;
-  timed_out: number;
-  transport_failed: number;
-  canceled: number;
-  failed: number;
-  /** (started − succeeded) / started. */
-  error_rate: number | null;
-}
+/** A group's outcome counts (client requests started in the group): the ledger's outcome columns. */
+export type GroupOutcomes = Pick<OutcomeLedger, 'started' | 'succeeded' | 'rejected' | 'timed_out' | 'transport_failed' | 'canceled' | 'failed' | 'error_rate'>;
 
 export interface GroupJoin {
   client_requests: number;
