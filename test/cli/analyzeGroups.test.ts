@@ -49,4 +49,21 @@ describe('phasewise analyze: --group-by, --min-group-size, --window-slide and th
     assert.strictEqual(slide.status, 4);
     assert.match(slide.stderr, /--window-slide \(10000 ms\) must be shorter than the window \(10000 ms\)/);
   });
+
+  it('refuses a window step that would expand the series beyond 100M rows (exit 4), naming the flags', async () => {
+    const r = await runCli(['analyze', ...RUN, '--window', '1h', '--window-slide', '1ms']);
+    assert.strictEqual(r.status, 4, r.stderr);
+    assert.match(r.stderr, /the window series \(--window and --window-slide, or the contract's windows.size and windows.slide\)/);
+    const found = /found ([\d,]+) rows for 3600000 ms windows every 1 ms/.exec(r.stderr);
+    assert.ok(found, r.stderr);
+    // Independently: 3 send/end/schedule rows per window holding an instant (3.6M of them) per request,
+    // plus each request's flight over (duration + 1 h) / 1 ms windows: between these bounds.
+    const durations = readFileSync(RUN[1], 'utf8').split('\n').filter((l) => l.includes('"http_req_duration"') && l.includes('"Point"'))
+      .map((l) => (JSON.parse(l) as { data: { value: number } }).data.value);
+    const rows = Number(found[1].replace(/,/g, ''));
+    const low = 3 * 3_600_000 * durations.length;
+    const high = low + durations.reduce((a, d) => a + Math.ceil(d + 3_600_000) + 1, 0);
+    assert.ok(rows >= low && rows <= high, `${rows} not in [${low}, ${high}]`);
+    assert.strictEqual((await runCli(['analyze', ...RUN, '--window', '30s', '--window-slide', '10s', '--format', 'json'])).status === 4, false);
+  });
 });

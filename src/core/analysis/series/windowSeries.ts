@@ -6,6 +6,7 @@
  * assigned by another instant or by overlap (completions, tokens, scheduled sends, in-flight).
  * Grouped series add the group key columns to both GROUP BYs.
  */
+import { InputError } from '../../errors';
 import type { ErrorsByClass, SeriesStat, SeriesWindow } from '../../report/model';
 import type { QueryRunner, Row } from '../../store/duckStore';
 import { seriesOwnerColumns } from '../catalog/series';
@@ -18,6 +19,13 @@ import { overlapSql, windowBounds, windowsAtSql, windowsOverlappingSql, type Win
 
 /** Beyond this many windows only the windows with requests are listed. */
 const MAX_FILLED_WINDOWS = 5000;
+
+/**
+ * Rows the series may expand the requests into (each request into every window that holds its send,
+ * end and schedule, and every window its flight overlaps). A 1M-request run with 15 min windows sliding
+ * by 1 min needs ≈ 61M; `--window 1h --window-slide 1ms` would need billions, so it is refused up front.
+ */
+const MAX_SERIES_ROWS = 100_000_000;
 
 /** Rows the series reads: request_groups (or a projection of it with group key columns). */
 export interface SeriesSource {
@@ -39,6 +47,7 @@ export async function computeWindowSeries(
   phaseColumns: readonly string[],
   source: SeriesSource = WHOLE_RUN,
 ): Promise<Map<string, SeriesWindow[]>> {
+  await checkSeriesSize(store, spec);
   const owners = seriesOwnerColumns(phaseColumns.map((c) => sqlIdentifier(c)));
   const keys = source.keys.map((k) => sqlIdentifier(k));
   const keyList = keys.map((k) => `${k}, `).join('');
@@ -69,6 +78,32 @@ export async function computeWindowSeries(
     );
   }
   return out;
+}
+
+/** Refuses a window step so small for this run that the series would not fit in bounded memory and time. */
+async function checkSeriesSize(store: QueryRunner, spec: WindowSpec): Promise<void> {
+  if (spec.kind === 'stages') return;
+  const step = spec.kind === 'sliding' ? spec.slideMs : spec.sizeMs;
+  const perInstant = Math.ceil(spec.sizeMs / step);
+  const params = new SqlParams();
+  const [per, size, by] = [params.bind(perInstant), params.bind(spec.sizeMs), params.bind(step)];
+  const [row] = await query<{ rows: number | null }>(
+    store,
+    'window series size',
+    `SELECT 3.0 * ${per}::DOUBLE * count(*) FILTER (WHERE isfinite(offset_ms))
+            + coalesce(sum(ceil((client_total_ms + ${size}::DOUBLE) / ${by}::DOUBLE)) FILTER (WHERE isfinite(offset_ms + client_total_ms) AND client_total_ms > 0), 0) AS rows
+     FROM request_breakdown`,
+    params.values,
+  );
+  const rows = Number(row?.rows ?? 0);
+  if (rows > MAX_SERIES_ROWS) {
+    throw new InputError(
+      'the window series (--window and --window-slide, or the contract\'s windows.size and windows.slide)',
+      undefined,
+      `a window and step that expand this run's requests into at most ${MAX_SERIES_ROWS.toLocaleString('en-US')} window rows`,
+      `${Math.round(rows).toLocaleString('en-US')} rows for ${spec.sizeMs} ms windows every ${step} ms; use a longer window or slide`,
+    );
+  }
 }
 
 function statSelect(i: number): string {
