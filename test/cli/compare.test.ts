@@ -98,6 +98,12 @@ describe('phasewise compare (built CLI) on generated healthy and degraded-pool r
     assert.strictEqual(c.same_experiment, true);
     assert.deepStrictEqual(c.moved, []);
     for (const m of c.metrics) for (const s of Object.values(m.stats)) assert.strictEqual(s?.delta, 0, m.metric);
+    // The intervals' assumption travels with them, in JSON and beside the intervals in the text.
+    assert.match(String((c as unknown as { interval_assumption: unknown }).interval_assumption), /resampled as independent draws/);
+    const text = await runCli(['compare', db('healthy'), db('healthy')]);
+    const lines = text.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('intervals: 95 % percentile bootstrap'));
+    assert.match(lines[at + 1], /^ {2}caution: requests are resampled as independent draws; .* intervals are too narrow/);
   });
 
   it('says when the runs are different experiments: contract sections and analysis settings diffed, and --fail-on cannot pass', async () => {

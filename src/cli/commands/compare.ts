@@ -54,7 +54,7 @@ export const COMPARE_USAGE = `usage: phasewise compare BASE HEAD [options]
   --format text|json     (default text); --out FILE writes it to FILE
   --memory-limit SIZE, --threads N   DuckDB's memory limit and threads, as for analyze
   json: same_experiment, differences, moved [{metric, stat, base, head, delta, ci_low, ci_high}],
-        metrics, base/head {outcomes, join}, resamples, confidence, seed, fail_on
+        metrics, base/head {outcomes, join}, resamples, confidence, seed, interval_assumption, fail_on
 `;
 
 export async function runCompare(argv: readonly string[]): Promise<number> {

@@ -24,7 +24,8 @@ export function renderComparison(c: Comparison, gates: readonly FailOnResult[] =
     for (const d of c.differences) out.push(`  ${escapeLine(d)}`);
   }
   out.push(`BASE ${escapeLine(c.base.label)}`, `HEAD ${escapeLine(c.head.label)}`);
-  out.push(`intervals: ${Math.round(c.confidence * 100)} % percentile bootstrap of HEAD − BASE, ${c.resamples} resamples of each run's requests, seed ${c.seed}`, '');
+  out.push(`intervals: ${Math.round(c.confidence * 100)} % percentile bootstrap of HEAD − BASE, ${c.resamples} resamples of each run's requests, seed ${c.seed}`);
+  out.push(`  caution: ${c.interval_assumption}`, '');
   if (c.moved.length === 0) out.push('moved: none (every interval includes zero)');
   else {
     out.push('moved (interval excludes zero):');
