@@ -6,6 +6,7 @@ import * as path from 'path';
 import { gunzipSync } from 'zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { META_TABLE } from '../../src/core/analysis/catalog/derivedMeta';
+import { STORE_SCHEMA_VERSION } from '../../src/core/store/schema';
 import { fixture, repoRoot } from '../helpers/paths';
 import { runCli } from './runCli';
 
@@ -116,7 +117,7 @@ describe('sql, export and compare: the --db rules of analyze', function () {
     assert.strictEqual(r.status, 0, r.stderr);
     assert.match(r.stderr, /old\.duckdb: a database of a release before the marker: marking it and analysing it first/);
     assert.strictEqual(r.stdout, expected);
-    assert.deepStrictEqual(await markerOf(rw), [[1, 'complete']]);
+    assert.deepStrictEqual(await markerOf(rw), [[STORE_SCHEMA_VERSION, 'complete']]);
   });
 
   it('--out is checked before the run is opened and written whole', async () => {
