@@ -45,6 +45,8 @@ async function main() {
         probeWorker: 'src/extension/probe/probeWorker.ts',
         // Contract parsing, validation, the form's model and the k6 preview: a long-lived thread.
         contractWorker: 'src/extension/contract/worker/contractWorker.ts',
+        // The editor's runs (their DuckDB databases, views, the trace receiver) live on one worker thread.
+        runWorker: 'src/extension/runs/runWorker.ts',
       },
       outdir: 'dist',
     }),

@@ -12,7 +12,8 @@ import type { TraceBreakdown } from '../core/report/model';
 import { notification, request } from './ipc';
 import { array, jsonText, literal, model, nullable, number, object, optional, record, string, tagged, unknown, type Infer, type Schema } from './schema';
 
-const breakdown: Schema<TraceBreakdown> = model<TraceBreakdown>()({
+/** One trace's figures (a slow-trace row), as the report and the editor's views list them. */
+export const breakdown: Schema<TraceBreakdown> = model<TraceBreakdown>()({
   trace_id: string,
   outcome: string,
   client_total_ms: nullable(number),

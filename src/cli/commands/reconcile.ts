@@ -3,6 +3,7 @@
  * tie the client's total to the server's phases, then the span waterfall as text.
  */
 import { reconcileTrace } from '../../core/analysis/trace/reconcile';
+import { normalizeTraceId } from '../../core/analysis/trace/traceId';
 import type { QueryRunner } from '../../core/store/duckStore';
 import { InputError } from '../../core/errors';
 import { renderReconciliationLines, renderWaterfallText } from '../../core/report/waterfall';
@@ -19,12 +20,6 @@ const RECONCILE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   out: { kind: 'string', alias: 'o' },
 };
 
-/** A W3C trace ID (32 hex, not all zero); 64-bit Zipkin IDs are left-padded as the span readers do. */
-export function normalizeTraceId(raw: string): string | undefined {
-  const id = raw.trim().toLowerCase();
-  const full = /^[0-9a-f]{16}$/.test(id) ? id.padStart(32, '0') : id;
-  return /^[0-9a-f]{32}$/.test(full) && !/^0+$/.test(full) ? full : undefined;
-}
 
 export async function runReconcile(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, RECONCILE_FLAGS);

@@ -20,6 +20,12 @@ export interface DuckSinkOptions {
   maxBatchBytes?: number;
   /** Called after each load with the spans stored so far (a live run grows with it). */
   onStored?: (storedSpans: number) => void;
+  /**
+   * Runs each load (several statements: the chunk's rows, then their move under the receiver's
+   * source row) with nothing else on the store in between: an owner that also analyses the store
+   * (the editor's live run) passes its lock, so an analysis never sees a chunk half moved.
+   */
+  exclusive?: (load: () => Promise<void>) => Promise<void>;
 }
 
 export class DuckSink implements SpanSink {
@@ -58,7 +64,8 @@ export class DuckSink implements SpanSink {
     if (lines.length > 0) {
       this.pending = [];
       this.pendingBytes = 0;
-      this.loading = this.loading.then(() => this.load(lines));
+      const exclusive = this.options.exclusive ?? ((load: () => Promise<void>) => load());
+      this.loading = this.loading.then(() => exclusive(() => this.load(lines)));
     }
     return this.loading;
   }

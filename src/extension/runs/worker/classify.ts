@@ -1,0 +1,58 @@
+/**
+ * Sorting what the user picked (files, folders, or both) into run artifacts, span exports and load
+ * contracts. Data files are recognised by their content (formats/sniff.ts), never their names; a
+ * contract by its name (`*.loadcontract.yaml|yml|json`), as the editor registers it. A folder's files
+ * are looked at one level deep; anything recognised as neither is listed as skipped, with why.
+ */
+import { readdir, stat } from 'fs/promises';
+import * as path from 'path';
+import { InputError } from '../../../core/errors';
+import { sniffFile } from '../../../core/formats/sniff';
+import type { Classification } from '../workerProtocol';
+
+const CONTRACT = /\.loadcontract\.(ya?ml|json)$/i;
+/** In a folder, only files that can hold a run or spans are opened (not a README, not a script). */
+const DATA_FILE = /\.(json|jsonl|ndjson|csv|gz)$/i;
+/** A folder with more entries than this is not a run folder: the rest is listed as skipped. */
+const MAX_FOLDER_FILES = 500;
+
+export async function classifyPaths(paths: readonly string[]): Promise<Classification> {
+  const out: Classification = { run: [], spans: [], contracts: [], skipped: [] };
+  const seen = new Set<string>();
+  const consider = async (file: string, fromFolder: boolean): Promise<void> => {
+    const abs = path.resolve(file);
+    if (seen.has(abs)) return;
+    seen.add(abs);
+    if (CONTRACT.test(abs)) {
+      out.contracts.push(abs);
+      return;
+    }
+    if (fromFolder && !DATA_FILE.test(abs)) return;
+    try {
+      const sniff = await sniffFile(abs);
+      (sniff.side === 'server' ? out.spans : out.run).push({ path: abs, format: sniff.format });
+    } catch (err) {
+      out.skipped.push({ path: abs, reason: err instanceof InputError ? err.message : `cannot be read (${err instanceof Error ? err.message : String(err)})` });
+    }
+  };
+  for (const p of paths) {
+    const info = await stat(p).catch(() => undefined);
+    if (info === undefined) {
+      out.skipped.push({ path: path.resolve(p), reason: 'no such file or folder' });
+    } else if (info.isDirectory()) {
+      const names = (await readdir(p)).sort();
+      for (const [i, name] of names.entries()) {
+        const full = path.join(p, name);
+        if (i >= MAX_FOLDER_FILES) {
+          out.skipped.push({ path: full, reason: `not looked at: the folder has more than ${MAX_FOLDER_FILES} entries` });
+          continue;
+        }
+        const entry = await stat(full).catch(() => undefined);
+        if (entry?.isFile()) await consider(full, true);
+      }
+    } else {
+      await consider(p, false);
+    }
+  }
+  return out;
+}

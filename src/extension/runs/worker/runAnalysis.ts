@@ -1,0 +1,41 @@
+/**
+ * The options an editor analysis runs with, and the analysis itself. Precedence: the engine's defaults,
+ * then the user's settings (window size, phase mapping, slow-trace count), then the run's load
+ * contract, which is the frozen claim of the run and so wins for everything it declares.
+ */
+import { analyzeRun } from '../../../core/analysis/analyze';
+import { DEFAULT_PHASES, type AnalysisOptions, type GateSpec } from '../../../core/analysis/options';
+import { analysisFor } from '../../../core/report/analyzeFiles';
+import type { QueryRunner } from '../../../core/store/duckStore';
+import { summarizeReport } from '../runSummary';
+import type { RunSettings, RunSummary } from '../workerProtocol';
+import type { RunAnalysis } from './runStates';
+
+export interface ResolvedOptions {
+  options: AnalysisOptions;
+  gates: GateSpec[];
+  /** The contract's warnings (`file:line:col: severity code message`), for the log. */
+  notes: string[];
+}
+
+export async function resolveOptions(contract: string | null, settings: RunSettings): Promise<ResolvedOptions> {
+  const { options, gates, notes } = await analysisFor(contract ?? undefined);
+  if (contract === null && settings.windowSizeMs !== undefined) options.windowSizeMs = settings.windowSizeMs;
+  // A contract without trace.phases gets the engine's defaults (that very array, contract/toAnalysis.ts):
+  // the user's default mapping replaces those, never phases a contract declares.
+  if (settings.phases !== undefined && settings.phases.length > 0 && options.phases === DEFAULT_PHASES) options.phases = settings.phases;
+  options.slowTraceCount = settings.slowTraceCount;
+  return { options, gates, notes };
+}
+
+export async function analyse(store: QueryRunner, contract: string | null, resolved: ResolvedOptions, title?: string): Promise<{ analysis: RunAnalysis; summary: RunSummary }> {
+  const report = await analyzeRun(store, resolved.options, resolved.gates);
+  const analysis: RunAnalysis = { options: resolved.options, gates: resolved.gates, contract, report };
+  const summary = summarizeReport(report, {
+    phases: resolved.options.phases.map((p) => p.name),
+    windowSizeMs: resolved.options.windowSizeMs,
+    contract,
+    title,
+  });
+  return { analysis, summary };
+}
