@@ -66,8 +66,37 @@ export const waterfallViewState = object({
 });
 export type WaterfallViewState = Infer<typeof waterfallViewState>;
 
-/** Host → webview: the trace to draw, and the state to restore. */
-export const DidLoad = notification('waterfall/didLoad', 'toWebview', object({ run: nullable(string), trace: traceModelJson, state: optional(nullable(waterfallViewState)) }));
+/**
+ * Above the waterfall of a probe's trace (`Phasewise: Send Probe Request`): the request as the probe
+ * sent it, whether its trace context reached the server (the root's parent is the probe's parent-id;
+ * gateway, queue and generation spans present), and how the trace was fetched.
+ */
+export const probeBanner = object({
+  url: string,
+  traceparent: string,
+  outcome: string,
+  outcome_detail: string,
+  http_status: nullable(number),
+  propagation: nullable(
+    object({
+      ok: boolean,
+      problems: array(string),
+      expected_parent_span_id: string,
+      root_parent_span_id: nullable(string),
+      phases_present: array(string),
+      phases_missing: array(string),
+    }),
+  ),
+  fetch: nullable(object({ backend: string, status: literal('complete', 'partial', 'missing'), spans: number, waited_ms: number, reasons: array(string) })),
+});
+export type ProbeBanner = Infer<typeof probeBanner>;
+
+/** Host → webview: the trace to draw, the state to restore, and for a probe's trace its banner. */
+export const DidLoad = notification(
+  'waterfall/didLoad',
+  'toWebview',
+  object({ run: nullable(string), trace: traceModelJson, state: optional(nullable(waterfallViewState)), probe: optional(nullable(probeBanner)) }),
+);
 
 /**
  * Webview → host: the typical trace of the same route and the deltas (core compareWithTypical);

@@ -17,6 +17,7 @@ import { SpanDetail } from './detail';
 import { Minimap } from './minimap';
 import { TraceIndex } from './model';
 import { phaseLegend, traceHeader, traceSummary } from './header';
+import { probeBanner } from './probe';
 import { requestStrip } from './strip';
 import { SpanTree } from './tree';
 
@@ -50,7 +51,7 @@ export class WaterfallApp {
     private readonly root: HTMLElement,
     private readonly bridge: Bridge,
   ) {
-    bridge.endpoint.onNotification(W.DidLoad, (p) => this.guard(() => this.load(p.run, decodeJson(p.trace, W.traceModelJson, 'waterfall/didLoad trace'), p.state ?? null)));
+    bridge.endpoint.onNotification(W.DidLoad, (p) => this.guard(() => this.load(p.run, decodeJson(p.trace, W.traceModelJson, 'waterfall/didLoad trace'), p.state ?? null, p.probe ?? null)));
     document.addEventListener('keydown', (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
         e.preventDefault();
@@ -80,7 +81,8 @@ export class WaterfallApp {
   }
 
 
-  load(run: string | null, trace: TraceModel, state: W.WaterfallViewState | null): void {
+  /** `probe`: the banner of a probe's trace (Send Probe Request), drawn above everything else. */
+  load(run: string | null, trace: TraceModel, state: W.WaterfallViewState | null, probe: W.ProbeBanner | null = null): void {
     const t0 = performance.now();
     this.run = run;
     this.index = new TraceIndex(trace);
@@ -101,7 +103,7 @@ export class WaterfallApp {
     this.detail = new SpanDetail(this.index, () => this.select(null));
     const main = h('div', { class: 'wf-main' }, this.minimap.element, this.tree.axis, this.tree.scroller);
     this.body = h('div', { class: 'wf-body' }, main);
-    replaceChildren(this.root, h('div', { class: 'wf-app' }, this.errorSlot, traceHeader(trace, this.colors, this.bridge.standalone && document.getElementById('phasewise-report') !== null), traceSummary(trace, this.colors, (text) => this.bridge.endpoint.notify(Copy, { text, what: 'reconciliation' })), this.compareSlot, this.toolbar(), this.body));
+    replaceChildren(this.root, h('div', { class: 'wf-app' }, this.errorSlot, probe !== null ? probeBanner(probe) : null, traceHeader(trace, this.colors, this.bridge.standalone && document.getElementById('phasewise-report') !== null), traceSummary(trace, this.colors, (text) => this.bridge.endpoint.notify(Copy, { text, what: 'reconciliation' })), this.compareSlot, this.toolbar(), this.body));
     // The minimap draws when its ResizeObserver first sees it (after layout, before the paint).
     this.tree.setWindow(this.index.minStart, this.index.maxEnd);
     this.tree.setCritical(this.critical);
