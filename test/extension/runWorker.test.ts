@@ -143,12 +143,18 @@ describe('run worker', function () {
     const byHand = [...queueByHand()].sort((a, b) => b[1] - a[1]).slice(0, 5);
     const slow = await client.call(P.SlowTraces, { key, order: 'gpu_queue', limit: 5 });
     assert.strictEqual(slow.total, queueByHand().size);
-    assert.deepStrictEqual(slow.traces.map((t) => t.trace_id), byHand.map(([id]) => id));
-    slow.traces.forEach((t, i) => assert.ok(Math.abs((t.phases.gpu_queue_ms ?? NaN) - byHand[i][1]) < 1e-6, `${t.trace_id}`));
+    assert.deepStrictEqual(slow.traces.map((t) => t.trace.trace_id), byHand.map(([id]) => id));
+    slow.traces.forEach((t, i) => assert.ok(Math.abs((t.trace.phases.gpu_queue_ms ?? NaN) - byHand[i][1]) < 1e-6, `${t.trace.trace_id}`));
+    // Each row's dominant owner is its largest positive figure, its share of the client total.
+    for (const { trace: t, dominant } of slow.traces) {
+      const figures: [string, number | null][] = [['network_envelope', t.network_envelope_ms], ...Object.entries(t.phases).map(([k, v]): [string, number] => [k.replace(/_ms$/, ''), v]), ['unattributed_server', t.unattributed_server_ms]];
+      const [owner, ms] = figures.filter((f): f is [string, number] => f[1] !== null && f[1] > 0).sort((a, b) => b[1] - a[1])[0];
+      assert.deepStrictEqual(dominant, { owner, ms, share: ms / (t.client_total_ms as number) });
+    }
     await assert.rejects(client.call(P.SlowTraces, { key, order: 'tokens', limit: 5 }), /no figure 'tokens'/);
 
     // The slowest trace's model: its ID, its root, and the reconcile lines of the CLI.
-    const id = opened.summary.slow_traces[0].trace_id;
+    const id = opened.summary.slow_traces[0].trace.trace_id;
     const trace = JSON.parse((await client.call(P.Trace, { key, trace_id: id.toUpperCase() })).trace ?? 'null') as TraceModel;
     assert.strictEqual(trace.trace_id, id);
     assert.strictEqual(trace.matched, true);
@@ -229,6 +235,7 @@ describe('run worker', function () {
       { path: path.join(samples, 'requests.ndjson'), format: 'records-ndjson' },
     ]);
     assert.deepStrictEqual(c.spans, [{ path: spans, format: 'otlp-json' }]);
+    assert.deepStrictEqual(c.folders, [samples]);
     assert.deepStrictEqual(c.contracts, ['saturation', 'steady', 'streaming'].map((n) => path.join(samples, `${n}.loadcontract.yaml`)));
     // expected.json is JSON but none of the formats; README.md is not a data file and is not opened.
     assert.deepStrictEqual(c.skipped.map((s) => path.basename(s.path)), ['expected.json']);

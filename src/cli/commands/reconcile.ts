@@ -3,7 +3,7 @@
  * tie the client's total to the server's phases, then the span waterfall as text.
  */
 import { reconcileTrace } from '../../core/analysis/trace/reconcile';
-import { normalizeTraceId } from '../../core/analysis/trace/traceId';
+import { normalizeTraceId } from '../../core/traceId';
 import type { QueryRunner } from '../../core/store/duckStore';
 import { InputError } from '../../core/errors';
 import { renderReconciliationLines, renderWaterfallText } from '../../core/report/waterfall';

@@ -1,13 +1,16 @@
 /**
  * The probe's editor commands, built once at activation (cheap: a status bar item and an output
- * channel; the receiver and the probe code load on first use). extension.ts registers each handler.
+ * channel; the receiver and the probe code load on first use, on worker threads). extension.ts
+ * registers each handler.
  */
 import * as vscode from 'vscode';
+import type { RunManager } from '../runs/runManager';
 import { probeStorage, runProbeSeriesCommand, sendProbeCommand } from './probeCommands';
 import { ReceiverController } from './receiverCommands';
 import { setApiTokenCommand, validateTraceparentCommand } from './tokenAndTraceparent';
 
 export interface ProbeFeatures {
+  receiver: ReceiverController;
   setApiToken: ReturnType<typeof setApiTokenCommand>;
   validateTraceparent: ReturnType<typeof validateTraceparentCommand>;
   startReceiver: ReceiverController['start'];
@@ -16,13 +19,19 @@ export interface ProbeFeatures {
   runSeries: ReturnType<typeof runProbeSeriesCommand>;
 }
 
-export function createProbeFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ProbeFeatures {
+export function createProbeFeatures(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  runs: RunManager,
+  openProbe: Parameters<typeof sendProbeCommand>[0]['openProbe'],
+): ProbeFeatures {
   const storage = probeStorage(context);
-  const receiver = new ReceiverController(storage, log);
+  const receiver = new ReceiverController(storage, runs, context.secrets, log);
   const output = vscode.window.createOutputChannel('Phasewise Probe');
   context.subscriptions.push(receiver, output);
-  const deps = { secrets: context.secrets, receiver, storage, log, output };
+  const deps = { secrets: context.secrets, receiver, storage, log, output, openProbe };
   return {
+    receiver,
     setApiToken: setApiTokenCommand(context.secrets, log),
     validateTraceparent: validateTraceparentCommand(),
     startReceiver: receiver.start,

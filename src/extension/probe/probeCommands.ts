@@ -1,9 +1,10 @@
 /**
  * `Phasewise: Send Probe Request` and `Phasewise: Run Probe Series`: the request from the settings
  * (`phasewise.probe.*`), the token from SecretStorage, the trace from the running receiver's file or
- * the configured backend. The work runs on a worker thread (probeClient.ts); the result is shown as
- * text in the "Phasewise Probe" output channel until the waterfall view exists, and returned to
- * `executeCommand` callers. A series is opened as a run with `phasewise.analyzeRun`.
+ * the configured backend. The work runs on a worker thread (probeClient.ts); the result opens as a
+ * probe run in the Runs view with its trace's waterfall (the propagation check on top), its text goes
+ * to the "Phasewise Probe" output channel, and it is returned to `executeCommand` callers. A series is
+ * opened as a run with `phasewise.analyzeRun`.
  */
 import * as vscode from 'vscode';
 import type { BackendSpec } from '../../core/probe/backends/backendSpec';
@@ -31,6 +32,8 @@ interface Deps {
   storage: vscode.Uri;
   log: vscode.LogOutputChannel;
   output: vscode.OutputChannel;
+  /** Opens the probe's files as a run and its trace's waterfall, the propagation check on top. */
+  openProbe: (result: ProbeResult, files: { records: string; spans: string[] }, contract: string | undefined) => Promise<void>;
 }
 
 async function buildJob(kind: ProbeJob['kind'], args: ProbeCommandArgs, deps: Deps): Promise<ProbeJob | undefined> {
@@ -99,15 +102,17 @@ export function sendProbeCommand(deps: Deps): (args?: ProbeCommandArgs) => Promi
     const job = await buildJob('probe', args, deps);
     if (!job) return undefined;
     deps.log.info(`probe: ${job.request.baseUrl} (trace from ${job.backend.kind})`);
-    return withProgress('Phasewise: probe request', job, deps, (answer) => {
-      if (answer.type !== 'probe') return undefined;
-      deps.output.clear();
-      deps.output.appendLine(answer.text);
-      // Shown when the user ran the command; a programmatic caller (a task, a test) gets the result only.
-      if (interactive) deps.output.show(true);
-      deps.log.info(`probe: ${answer.result.outcome}, trace ${answer.result.trace?.status ?? 'not fetched'}, propagation ${answer.result.propagation?.ok ?? 'n/a'}`);
-      return answer.result;
-    });
+    const dir = vscode.Uri.joinPath(deps.storage, `probe-${new Date().toISOString().replace(/[-:.]/g, '')}`);
+    job.outDir = dir.fsPath;
+    const answer = await withProgress('Phasewise: probe request', job, deps, (a) => (a.type === 'probe' ? a : undefined));
+    if (answer === undefined) return undefined;
+    deps.output.clear();
+    deps.output.appendLine(answer.text);
+    // The text is shown when the user ran the command; a programmatic caller (a task, a test) gets the result.
+    if (interactive) deps.output.show(true);
+    deps.log.info(`probe: ${answer.result.outcome}, trace ${answer.result.trace?.status ?? 'not fetched'}, propagation ${answer.result.propagation?.ok ?? 'n/a'}`);
+    if (answer.files !== null) await deps.openProbe(answer.result, answer.files, job.contract);
+    return answer.result;
   };
 }
 

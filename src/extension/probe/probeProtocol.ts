@@ -6,7 +6,10 @@ import type { BackendSpec } from '../../core/probe/backends/backendSpec';
 import type { ProbeResult } from '../../core/probe/result';
 import type { TimedRequestOptions } from '../../core/probe/send/timedRequest';
 
-/** `workerData`: one probe, or a series written to `outDir`. The token travels only in `request.apiToken`. */
+/**
+ * `workerData`: one probe, or a series, written to `outDir` (a probe's record and trace documents, a
+ * series' records and spans). The token travels only in `request.apiToken`.
+ */
 export interface ProbeJob {
   kind: 'probe' | 'series';
   request: Omit<TimedRequestOptions, 'signal'>;
@@ -21,7 +24,8 @@ export interface ProbeJob {
 
 export type ProbeWorkerMessage =
   | { type: 'stage'; text: string }
-  | { type: 'probe'; result: ProbeResult; text: string }
+  /** `files`: the probe as a run (its record and the trace's documents), for the waterfall. */
+  | { type: 'probe'; result: ProbeResult; text: string; files: { records: string; spans: string[] } | null }
   | { type: 'series'; records: string; spans: string | null; sent: number; succeeded: number }
   | { type: 'error'; message: string };
 

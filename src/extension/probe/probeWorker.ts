@@ -1,9 +1,11 @@
 /**
  * The probe worker thread (dist/probeWorker.js): sends the probe, waits for its trace and reconciles
- * it (DuckDB) off the extension host's event loop; or runs a series and writes its records and spans
- * to `outDir`. One job per worker, answered with one `probe`/`series` or `error` message.
+ * it (DuckDB) off the extension host's event loop, and writes it to `outDir` as a run (its record and
+ * the trace's documents) for the waterfall; or runs a series and writes its records and spans to
+ * `outDir`. One job per worker, answered with one `probe`/`series` or `error` message.
  */
 import { createWriteStream } from 'fs';
+import { mkdir, writeFile } from 'fs/promises';
 import * as path from 'path';
 import { parentPort, workerData } from 'worker_threads';
 import { analysisFor } from '../../core/run/analyzeFiles';
@@ -13,6 +15,9 @@ import { parseListenAddress } from '../../core/probe/receiver/events';
 import { JsonlFileSink } from '../../core/probe/receiver/sinks';
 import { renderProbeText } from '../../core/probe/renderProbe';
 import { runSeries } from '../../core/probe/series';
+import { toProbeRecord } from '../../core/probe/records';
+import type { TraceBackend, TraceLook } from '../../core/probe/backends/backend';
+import type { ProbeResult } from '../../core/probe/result';
 import type { ProbeJob, ProbeWorkerMessage } from './probeProtocol';
 
 async function main(): Promise<void> {
@@ -31,13 +36,15 @@ async function main(): Promise<void> {
       if (!listen) throw new Error(`phasewise.receiver.listen: expected HOST:PORT, got '${job.backend.listen}'`);
       embedded = await startEmbeddedReceiver(listen, spansFile ? [new JsonlFileSink(spansFile)] : [], job.request.apiToken ? [job.request.apiToken] : []);
     }
-    const backend = embedded?.backend ?? remoteBackend(job.backend);
+    const inner = embedded?.backend ?? remoteBackend(job.backend);
     if (job.kind === 'probe') {
+      const backend = inner !== undefined ? recording(inner) : undefined;
       const result = await runProbe({
         request: job.request, backend, traceTimeoutMs: job.traceTimeoutMs, quietMs: job.quietMs, analysis: options,
         signal: controller.signal, onStage: (text) => post({ type: 'stage', text }),
       });
-      post({ type: 'probe', result, text: renderProbeText(result).join('\n') });
+      const files = job.outDir !== undefined ? await writeProbeRun(job.outDir, result, backend?.last) : null;
+      post({ type: 'probe', result, text: renderProbeText(result).join('\n'), files });
       return;
     }
     const records = path.join(job.outDir ?? '.', 'records.ndjson');
@@ -60,6 +67,38 @@ async function main(): Promise<void> {
     await embedded?.receiver.stop();
     port.unref();
   }
+}
+
+/** A backend that remembers its last look: the documents of the trace the probe reconciled. */
+function recording(inner: TraceBackend): TraceBackend & { last?: TraceLook } {
+  const r: TraceBackend & { last?: TraceLook } = {
+    name: inner.name,
+    ingestNote: inner.ingestNote,
+    evidence: inner.evidence?.bind(inner),
+    look: async (traceId, signal) => {
+      const look = await inner.look(traceId, signal);
+      r.last = look;
+      return look;
+    },
+  };
+  return r;
+}
+
+/**
+ * The probe as a run the editor opens (its waterfall needs the trace's spans in a database): the
+ * request's record (DESIGN §3.1 per-request records) and each fetched document, as the readers load them.
+ */
+async function writeProbeRun(dir: string, result: ProbeResult, look: TraceLook | undefined): Promise<{ records: string; spans: string[] }> {
+  await mkdir(dir, { recursive: true });
+  const records = path.join(dir, 'probe.records.ndjson');
+  await writeFile(records, JSON.stringify(toProbeRecord(result, { runId: 'probe', requestId: '1', scheduledOffsetMs: 0, attemptOffsetMs: 0 })) + '\n');
+  const spans: string[] = [];
+  for (const [i, doc] of (look?.documents ?? []).entries()) {
+    const file = path.join(dir, `trace-${i}.${doc.format === 'otlp' ? 'otlp.jsonl' : 'jaeger.json'}`);
+    await writeFile(file, doc.text.endsWith('\n') ? doc.text : `${doc.text}\n`);
+    spans.push(file);
+  }
+  return { records, spans };
 }
 
 void main();

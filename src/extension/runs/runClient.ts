@@ -11,11 +11,19 @@ import { Endpoint, type NotificationType, type RequestType } from '../../protoco
 import { reviveError } from '../analysisProtocol';
 import * as P from './workerProtocol';
 
+/** What the trace receiver did (relayed to the receiver's status bar item and live run). */
+export interface ReceiverEventMessage {
+  kind: 'export' | 'refused' | 'error' | 'stored';
+  message: string;
+  accepted_spans: number;
+  stored_spans: number;
+}
+
 export interface RunClientOptions {
   /** The worker script; defaults to runWorker.js next to this module (dist/, or out/src/extension/runs/). */
   workerFile?: string;
   onLog?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
-  onReceiverEvent?: (e: { kind: string; message: string; accepted_spans: number; stored_spans: number }) => void;
+  onReceiverEvent?: (e: ReceiverEventMessage) => void;
   /** The worker stopped unexpectedly (it is restarted on the next request). */
   onExit?: (detail: string) => void;
 }

@@ -196,6 +196,7 @@ handle(P.StartReceiver, async ({ listen, key, dir, jsonl, redact, settings }) =>
       jsonl,
       redact,
       withStore: (fn) => runs.withStore(run, memory.get(key) ?? {}, fn),
+      warn: (m) => log('warn', m),
       onEvent: (e) => endpoint.notify(P.ReceiverEvent, e),
     });
     receiver = { live, run };

@@ -38,8 +38,8 @@ const phaseDefinition = object({ name: string, anyOf: array(spanMatcher) });
 export const runSettings = object({
   memoryLimit: optional(string),
   threads: optional(number),
-  /** phasewise.analysis.windowSize, used when the run has no contract (a contract's windows.size wins). */
-  windowSizeMs: optional(number),
+  /** phasewise.analysis.windowSize (`30s`, `1m`), used when the run has no contract (a contract's windows.size wins). */
+  windowSize: optional(string),
   slowTraceCount: number,
   /** phasewise.analysis.phases: the phase mapping when no contract declares trace.phases. */
   phases: optional(array(phaseDefinition)),
@@ -83,6 +83,13 @@ export const ownerRow = object({
 });
 export type OwnerRow = Infer<typeof ownerRow>;
 
+/** A slow trace with the owner of most of its time (core dominantOwner), as the Slow Traces view lists it. */
+export const slowTraceRow = object({
+  trace: breakdown,
+  dominant: nullable(object({ owner: string, ms: number, share: nullable(number) })),
+});
+export type SlowTraceRow = Infer<typeof slowTraceRow>;
+
 /** What the tree views and the status bar show of an analysed run (small; kept across reloads). */
 export const runSummary = object({
   title: string,
@@ -113,7 +120,7 @@ export const runSummary = object({
   load_issues: number,
   warnings: array(string),
   /** The report's slow traces (client total order). */
-  slow_traces: array(breakdown),
+  slow_traces: array(slowTraceRow),
 });
 export type RunSummary = Infer<typeof runSummary>;
 
@@ -128,6 +135,8 @@ export const Classify = request(
       spans: array(object({ path: string, format: string })),
       contracts: array(string),
       skipped: array(object({ path: string, reason: string })),
+      /** The picks that were folders (their files were looked at). */
+      folders: array(string),
     }),
   ),
 );
@@ -210,7 +219,7 @@ export const SlowTraces = request(
   'runs/slowTraces',
   TO_WORKER,
   object({ ...keyed, order: string, limit: number }),
-  answer(object({ traces: array(breakdown), total: number })),
+  answer(object({ traces: array(slowTraceRow), total: number })),
 );
 
 /** Host → worker: write the report to `path` (Markdown, the JSON model, or one self-contained HTML file). */

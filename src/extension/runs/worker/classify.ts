@@ -17,7 +17,7 @@ const DATA_FILE = /\.(json|jsonl|ndjson|csv|gz)$/i;
 const MAX_FOLDER_FILES = 500;
 
 export async function classifyPaths(paths: readonly string[]): Promise<Classification> {
-  const out: Classification = { run: [], spans: [], contracts: [], skipped: [] };
+  const out: Classification = { run: [], spans: [], contracts: [], skipped: [], folders: [] };
   const seen = new Set<string>();
   const consider = async (file: string, fromFolder: boolean): Promise<void> => {
     const abs = path.resolve(file);
@@ -40,6 +40,7 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
     if (info === undefined) {
       out.skipped.push({ path: path.resolve(p), reason: 'no such file or folder' });
     } else if (info.isDirectory()) {
+      out.folders.push(path.resolve(p));
       const names = (await readdir(p)).sort();
       for (const [i, name] of names.entries()) {
         const full = path.join(p, name);

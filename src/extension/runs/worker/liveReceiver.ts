@@ -6,7 +6,7 @@
  * run grows in the Runs view as spans arrive.
  */
 import type { ReceiverEvent, ReceiverSummary } from '../../../core/probe/receiver/events';
-import { parseListenAddress } from '../../../core/probe/receiver/events';
+import { isLoopbackHost, parseListenAddress } from '../../../core/probe/receiver/events';
 import { DuckSink } from '../../../core/probe/receiver/duckSink';
 import { OtlpReceiver } from '../../../core/probe/receiver/receiver';
 import { JsonlFileSink } from '../../../core/probe/receiver/sinks';
@@ -18,6 +18,8 @@ export interface LiveReceiverOptions {
   redact: readonly string[];
   /** Runs `fn` on the live run's open store under its lock. */
   withStore: (fn: (store: DuckStore) => Promise<void>) => Promise<void>;
+  /** A line for the log (a non-loopback address is reachable from other machines). */
+  warn: (message: string) => void;
   onEvent: (e: { kind: 'export' | 'refused' | 'error' | 'stored'; message: string; accepted_spans: number; stored_spans: number }) => void;
 }
 
@@ -49,6 +51,7 @@ export class LiveReceiver {
   static async start(o: LiveReceiverOptions): Promise<LiveReceiver> {
     const listen = parseListenAddress(o.listen);
     if (listen === undefined) throw new Error(`phasewise.receiver.listen: expected HOST:PORT such as 127.0.0.1:4318, got '${o.listen}'`);
+    if (!isLoopbackHost(listen.host)) o.warn(`receiver: ${listen.host} is reachable from other machines; spans are accepted without authentication`);
     const holder = currentStore();
     let accepted = 0;
     let stored = 0;

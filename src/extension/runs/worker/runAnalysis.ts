@@ -5,9 +5,11 @@
  */
 import { analyzeRun } from '../../../core/analysis/analyze';
 import { DEFAULT_PHASES, type AnalysisOptions, type GateSpec } from '../../../core/analysis/options';
+import { parseDuration } from '../../../core/contract/durations';
+import { InputError } from '../../../core/errors';
 import { analysisFor } from '../../../core/report/analyzeFiles';
 import type { QueryRunner } from '../../../core/store/duckStore';
-import { summarizeReport } from '../runSummary';
+import { summarizeReport } from './summary';
 import type { RunSettings, RunSummary } from '../workerProtocol';
 import type { RunAnalysis } from './runStates';
 
@@ -20,12 +22,18 @@ export interface ResolvedOptions {
 
 export async function resolveOptions(contract: string | null, settings: RunSettings): Promise<ResolvedOptions> {
   const { options, gates, notes } = await analysisFor(contract ?? undefined);
-  if (contract === null && settings.windowSizeMs !== undefined) options.windowSizeMs = settings.windowSizeMs;
+  if (contract === null && settings.windowSize !== undefined && settings.windowSize.trim() !== '') options.windowSizeMs = windowSizeMs(settings.windowSize);
   // A contract without trace.phases gets the engine's defaults (that very array, contract/toAnalysis.ts):
   // the user's default mapping replaces those, never phases a contract declares.
   if (settings.phases !== undefined && settings.phases.length > 0 && options.phases === DEFAULT_PHASES) options.phases = settings.phases;
   options.slowTraceCount = settings.slowTraceCount;
   return { options, gates, notes };
+}
+
+function windowSizeMs(text: string): number {
+  const d = parseDuration(text);
+  if (!d.ok || d.ms <= 0) throw new InputError('phasewise.analysis.windowSize', undefined, 'a window size such as 30s, 1m or 500ms', `'${text}'${d.ok ? '' : ` (${d.reason})`}`);
+  return d.ms;
 }
 
 export async function analyse(store: QueryRunner, contract: string | null, resolved: ResolvedOptions, title?: string): Promise<{ analysis: RunAnalysis; summary: RunSummary }> {

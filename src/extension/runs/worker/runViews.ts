@@ -6,7 +6,7 @@
 import { writeFile } from 'fs/promises';
 import type { TraceSelection } from '../../../core/analysis/trace/traceList';
 import { listTraces } from '../../../core/analysis/trace/traceList';
-import { normalizeTraceId } from '../../../core/analysis/trace/traceId';
+import { normalizeTraceId } from '../../../core/traceId';
 import { readTraceModel } from '../../../core/analysis/trace/traceModel';
 import { slowTracesBy } from '../../../core/analysis/trace/slowTraceOrder';
 import { compareWithTypical } from '../../../core/analysis/trace/typicalTrace';
@@ -18,6 +18,8 @@ import { buildReportView } from '../../../core/report/view/build';
 import type { Params, QueryRunner } from '../../../core/store/duckStore';
 import type { ReportViewModel } from '../../../core/report/view/types';
 import { encodeJson, type JsonText } from '../../../protocol/schema';
+import { slowTraceRows } from './summary';
+import type { SlowTraceRow } from '../workerProtocol';
 import type { RunAnalysis } from './runStates';
 
 function traceIdOf(raw: string): string {
@@ -48,8 +50,9 @@ export async function comparison(store: QueryRunner, a: RunAnalysis, traceId: st
   return c === undefined ? { comparison: null, reason: 'no other matched success of this route in the run' } : { comparison: encodeJson(c), reason: null };
 }
 
-export function slowTraces(store: QueryRunner, a: RunAnalysis, order: string, limit: number): ReturnType<typeof slowTracesBy> {
-  return slowTracesBy(store, a.options, order, Math.min(Math.max(0, limit), 1000));
+export async function slowTraces(store: QueryRunner, a: RunAnalysis, order: string, limit: number): Promise<{ traces: SlowTraceRow[]; total: number }> {
+  const { traces, total } = await slowTracesBy(store, a.options, order, Math.min(Math.max(0, limit), 1000));
+  return { traces: slowTraceRows(traces, a.options.phases.map((p) => p.name)), total };
 }
 
 /** Writes the report; returns the bytes written. */
