@@ -102,6 +102,9 @@ async function main(): Promise<number> {
     const chrome = await startChromium(path.join(tmp, 'chromium-profile'));
     browser = await chromium.connectOverCDP(chrome.wsEndpoint);
     const context = browser.contexts()[0] ?? (await browser.newContext());
+    // Copy buttons write through the browser's clipboard (the web workbench's env.clipboard): a person
+    // grants it once; the test profile grants it up front, reading included.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin }).catch((err: unknown) => log(`clipboard permission not granted: ${String(err)}`));
     const page: Page = context.pages()[0] ?? (await context.newPage());
     await page.setViewportSize({ width: 1400, height: 900 });
     const consoleLog = fs.createWriteStream(path.join(ARTIFACTS, 'browser-console.log'));

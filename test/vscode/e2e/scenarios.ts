@@ -42,14 +42,15 @@ async function attempt(
 }
 
 /** Text of every webview frame plus the visible text editors: wherever the report is rendered. */
-async function renderedEditorText(page: Page): Promise<string> {
-  const parts: string[] = [];
-  parts.push(...(await page.locator('.editor-instance .monaco-editor .view-lines').allInnerTexts()));
+/** The text of each webview frame (the report, the waterfalls: whichever are visible). */
+async function webviewText(page: Page): Promise<string[]> {
+  const out: string[] = [];
   for (const frame of page.frames()) {
     if (frame === page.mainFrame()) continue;
-    parts.push(await frameText(frame));
+    const t = (await frameText(frame)).replace(/\u00a0/g, ' ');
+    if (t.trim() !== '') out.push(t);
   }
-  return parts.join('\n').replace(/\u00a0/g, ' ');
+  return out;
 }
 
 async function frameText(frame: Frame): Promise<string> {
@@ -106,33 +107,116 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
   );
   await closeQuickInput(page);
 
-  // 3. The analysis command from the command palette, on the bundled samples, shows the report.
+  // 3. Open Run… from the command palette on the samples folder (its files are sniffed; the checklist
+  //    says what was recognised), then the report webview shows the run.
   const samples = path.join(ctx.workspace, FIXTURE.samples);
   const matched = ctx.suite.metrics?.samplesMatched;
   out.push(
     await attempt(
-      'Phasewise: Analyze Run from the command palette shows the report',
+      'Phasewise: Open Run on the samples folder shows the report',
       page,
       ctx,
       async () => {
-        const tabsBefore = (await editorTabTitles(page)).length;
-        await runCommandFromPalette(page, 'Phasewise: Analyze Run');
-        await answerAnalyzePrompts(page, samples);
-        const tabs = await waitFor('a report editor', 90_000, async () => {
-          const t = await editorTabTitles(page);
-          return t.length > tabsBefore ? t : undefined;
+        await runCommandFromPalette(page, 'Phasewise: Open Run');
+        await pickInFileDialog(page, samples);
+        const checklist = await waitFor('the checklist of recognised files', 30_000, async () => {
+          const rows = await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
+          return rows.some((r) => r.includes('k6.ndjson')) && rows.some((r) => r.includes('spans.otlp.jsonl')) ? rows : undefined;
         });
-        const text = await waitFor('report text in the editor', 30_000, async () => {
-          const s = await renderedEditorText(page);
-          return /p95/i.test(s) && (typeof matched !== 'number' || s.includes(String(matched))) ? s : undefined;
+        await page.keyboard.press('Enter');
+        const text = await waitFor('the report in its webview', 120_000, async () => {
+          const t = await webviewText(page);
+          return t.find((x) => /Verdict|NOT EVALUATED/i.test(x) && x.includes('p95') && (typeof matched !== 'number' || x.includes(matched.toLocaleString('en-US'))));
         });
-        await page.waitForTimeout(500);
-        return { tabs, matched, textSample: text.slice(0, 400) };
+        await page.waitForTimeout(800);
+        return { checklist: checklist.map((r) => r.replace(/\s+/g, ' ').slice(0, 80)), textSample: text.slice(0, 400) };
       },
       'report.png',
     ),
   );
   await closeQuickInput(page);
+
+  // 4. The Phasewise views: the run in the Runs view, a slow trace selected in Slow Traces, and what
+  //    the waterfall frame shows for it (its ID, the reconciliation lines, the spans).
+  let openedTrace: string | undefined;
+  out.push(
+    await attempt(
+      'Runs and Slow Traces views: selecting a slow trace opens its waterfall',
+      page,
+      ctx,
+      async () => {
+        await showPhasewiseViews(page);
+        const runRows = await waitFor('the run in the Runs view', 30_000, async () => {
+          const rows = await paneRows(page, 'Runs');
+          return rows.some((r) => r.includes('k6.ndjson + spans.otlp.jsonl')) ? rows : undefined;
+        });
+        const traceRows = await waitFor('the slow traces', 30_000, async () => {
+          const rows = await paneRows(page, 'Slow Traces');
+          return rows.length > 0 && rows.every((r) => /total/.test(r)) ? rows : undefined;
+        });
+        await paneRow(page, 'Slow Traces', 0).click();
+        const shown = await waitFor('the waterfall frame', 60_000, async () => (await webviewText(page)).find((t) => t.includes('phasewise reconcile') && /Trace [0-9a-f]{32}/.test(t)));
+        openedTrace = /Trace ([0-9a-f]{32})/.exec(shown)?.[1];
+        if (openedTrace === undefined || !traceRows[0].includes(openedTrace.slice(0, 8))) throw new Error(`the waterfall shows ${openedTrace ?? 'no trace'}, the first slow trace row is ${traceRows[0]}`);
+        for (const want of [`trace_id=${openedTrace}`, 'k6_total_ms=', 'network_envelope_ms=', 'inference.generate']) {
+          if (!shown.includes(want)) throw new Error(`the waterfall frame lacks ${want}`);
+        }
+        await page.waitForTimeout(1000);
+        return { runRows, traceRows, trace: openedTrace };
+      },
+      'workbench-dark.png',
+    ),
+  );
+
+  // 5. The same workbench in a light theme (the views and the webviews follow it).
+  out.push(
+    await attempt(
+      'the workbench with the views and the waterfall in a light theme',
+      page,
+      ctx,
+      async () => {
+        await setColorTheme(page, 'Light Modern');
+        await page.waitForTimeout(2500);
+        const body = await page.locator('.monaco-workbench').getAttribute('class');
+        if (!/vs(?!-dark)/.test(body ?? '')) throw new Error(`workbench classes after the theme change: ${body}`);
+        return { workbench: body };
+      },
+      'workbench-light.png',
+    ),
+  );
+  await setColorTheme(page, 'Dark Modern').catch(() => undefined);
+
+  // 6. The probe's waterfall the suite opened, with the propagation check on top.
+  const probeTrace = ctx.suite.metrics?.probeTraceId;
+  if (typeof probeTrace === 'string') {
+    out.push(
+      await attempt(
+        "a probe's waterfall shows the propagation check on top",
+        page,
+        ctx,
+        async () => {
+          await page.locator('.tabs-container .tab', { hasText: `Trace ${probeTrace.slice(0, 8)}` }).first().click();
+          const text = await waitFor('the probe banner', 30_000, async () => (await webviewText(page)).find((t) => t.includes('Propagation OK') && t.includes(probeTrace)));
+          return { banner: text.slice(0, 300) };
+        },
+        'probe-waterfall.png',
+      ),
+    );
+  }
+
+  // 7. A reload of the window: the waterfall panel comes back through its serializer with its trace.
+  if (openedTrace !== undefined) {
+    const trace = openedTrace;
+    out.push(
+      await attempt('after a reload the waterfall panel is restored with its trace', page, ctx, async () => {
+        await page.reload();
+        await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+        await page.locator('.tabs-container .tab', { hasText: `Trace ${trace.slice(0, 8)}` }).first().click({ timeout: 60_000 });
+        const text = await waitFor('the restored waterfall', 90_000, async () => (await webviewText(page)).find((t) => t.includes(`Trace ${trace}`) && t.includes('phasewise reconcile')));
+        return { restored: text.slice(0, 200) };
+      }),
+    );
+  }
 
   // 4. A contract with one mistake, opened through Quick Open: the squiggle in the editor and the
   //    entry in the Problems panel (contracts/e2e.loadcontract.yaml: plateau: 5m on line 11).
@@ -280,29 +364,46 @@ async function openFileByQuickOpen(page: Page, name: string): Promise<void> {
 }
 
 /**
- * Answers the prompts `Phasewise: Analyze Run…` shows when called without arguments: file prompts get
- * the sample run / spans / contract path, anything else is accepted as proposed.
+ * Picks a folder in the workbench's own file dialog (the web workbench has no native one): its path
+ * with a trailing slash shows its content, then the dialog's OK button (the command's open label)
+ * takes the folder.
  */
-async function answerAnalyzePrompts(page: Page, samples: string): Promise<void> {
+async function pickInFileDialog(page: Page, folder: string): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
-  for (let step = 0; step < 6; step++) {
-    const visible = await page
-      .locator('.quick-input-widget')
-      .waitFor({ state: 'visible', timeout: 5_000 })
-      .then(() => true)
-      .catch(() => false);
-    if (!visible) return;
-    // The prompt's title and placeholder say what it asks for; the input value (a folder path, which may
-    // be contracts/ when a contract was the last editor) only when both are empty.
-    let title = `${await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '')} ${(await input.getAttribute('placeholder').catch(() => '')) ?? ''}`;
-    if (title.trim() === '') title = await input.inputValue().catch(() => '');
-    let answer: string | undefined;
-    if (/span|trace|otlp|jaeger|zipkin/i.test(title)) answer = path.join(samples, 'spans.otlp.jsonl');
-    else if (/contract/i.test(title)) answer = path.join(samples, 'steady.loadcontract.yaml');
-    else if (/run|k6|load|result/i.test(title)) answer = path.join(samples, 'k6.ndjson');
-    if (answer !== undefined) await input.fill(answer);
-    await page.waitForTimeout(400);
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(800);
-  }
+  await input.waitFor({ state: 'visible', timeout: 20_000 });
+  await input.fill(`${folder}/`);
+  await page.waitForTimeout(1200);
+  const ok = page.locator('.quick-input-widget .monaco-button', { hasText: 'Open Run' }).first();
+  if (await ok.isVisible().catch(() => false)) await ok.click();
+  else await page.keyboard.press('Enter');
+  await page.waitForTimeout(800);
+}
+
+/** Opens the Phasewise container of the activity bar. */
+async function showPhasewiseViews(page: Page): Promise<void> {
+  await closeQuickInput(page);
+  await runCommandFromPalette(page, 'Phasewise: Focus on Runs View');
+  await page.locator('.pane-header', { hasText: 'Slow Traces' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+}
+
+function pane(page: Page, title: string): ReturnType<Page['locator']> {
+  return page.locator('.split-view-view', { has: page.locator('.pane-header', { hasText: title }) }).first();
+}
+
+async function paneRows(page: Page, title: string): Promise<string[]> {
+  return (await pane(page, title).locator('.monaco-list-row').allInnerTexts().catch(() => [] as string[])).map((r) => r.replace(/\s+/g, ' ').trim());
+}
+
+function paneRow(page: Page, title: string, index: number): ReturnType<Page['locator']> {
+  return pane(page, title).locator('.monaco-list-row').nth(index);
+}
+
+/** Preferences: Color Theme, then the theme by name. */
+async function setColorTheme(page: Page, name: string): Promise<void> {
+  await runCommandFromPalette(page, 'Preferences: Color Theme');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible', timeout: 20_000 });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.keyboard.press('Enter');
 }

@@ -87,6 +87,9 @@ suite('phasewise.analyzeRun', () => {
     assert.strictEqual(report.join.lost_roots, truth.counts.lost_roots);
     const p95 = report.metrics.client_total_ms?.p95 ?? NaN;
     assert.ok(Math.abs(p95 - truth.matched_succeeded.client_total_ms.p95) < 1e-6, `client_total_ms p95 ${p95}`);
+    // A webview panel's tab reaches the extension host's tab model asynchronously.
+    const deadline = Date.now() + 15_000;
+    while (openTabs() <= tabsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.ok(openTabs() > tabsBefore, 'no editor tab was opened for the report');
     // The analysis ran on a worker thread (src/extension/analysisClient.ts). Threads share the process,
     // so the native library is now mapped here (a positive control for the activation test's memory-map
@@ -112,6 +115,8 @@ suite('phasewise.analyzeRun', () => {
     const cli = runCli(cliArgs(args));
     assert.strictEqual(cli.status, 4, `CLI exit status on a malformed file; stderr: ${cli.stderr}`);
     assert.ok(cli.stderr.includes(where), `CLI stderr does not name ${where}: ${cli.stderr}`);
+    // Tabs opened by the test before (their tab events arrive asynchronously) are counted first.
+    await new Promise((r) => setTimeout(r, 1500));
     const tabsBefore = openTabs();
     let rejected: string | undefined;
     let returned: unknown;
