@@ -3,7 +3,6 @@
  * database): the catalog, the run worker's client, the Runs and Slow Traces views, the status bar
  * item, the report and waterfall panels with their serializers, and the commands on runs.
  */
-import * as path from 'path';
 import * as vscode from 'vscode';
 import { addFilesCommand, openRunCommand } from '../commands/openRun';
 import {
@@ -61,7 +60,7 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
     onExit: (detail) => log.warn(`${detail}; it restarts on the next request`),
   });
   const catalog = new RunCatalog(context.workspaceState);
-  const runs = new RunManager(catalog, client, path.join(context.globalStorageUri.fsPath, 'runs'), log);
+  const runs = new RunManager(catalog, client, () => context.globalStorageUri.fsPath, log);
   const waterfalls = new WaterfallPanels({ extensionUri: context.extensionUri, runs, log });
   const reports = new ReportPanels({ extensionUri: context.extensionUri, runs, log, openTrace: waterfalls.show });
   const showReport = (runId: string): Promise<void> => reports.show(runId);

@@ -52,7 +52,9 @@ export class RunCatalog implements vscode.Disposable {
   readonly onDidChangeSelection = this.selection.event;
 
   constructor(private readonly memento: vscode.Memento) {
-    for (const r of memento.get<RunRecord[]>(STATE_KEY, [])) {
+    const stored: unknown = memento.get(STATE_KEY, []);
+    for (const r of Array.isArray(stored) ? (stored as RunRecord[]) : []) {
+      if (typeof r?.id !== 'string') continue;
       // A live run that was listening when the window closed is a finished received run now.
       this.runs.set(r.id, { ...r, activity: { kind: 'idle' } });
     }

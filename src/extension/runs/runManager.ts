@@ -54,10 +54,14 @@ export class RunManager implements RunService {
   constructor(
     readonly catalog: RunCatalog,
     readonly client: RunClient,
-    /** `<global storage>/runs`: one `<key>.duckdb` and `<key>.json` per loaded run. */
-    readonly cacheDir: string,
+    private readonly storage: () => string,
     private readonly log: vscode.LogOutputChannel,
   ) {}
+
+  /** `<global storage>/runs`: one `<key>.duckdb` and `<key>.json` per loaded run (read when first needed). */
+  get cacheDir(): string {
+    return path.join(this.storage(), 'runs');
+  }
 
   get selected(): RunEntry | undefined {
     return this.catalog.selected;
