@@ -117,6 +117,9 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       page,
       ctx,
       async () => {
+        // A clean editor area (the suite left its panels and editors open), as a user would start.
+        await runCommandFromPalette(page, 'View: Close All Editor Groups');
+        await page.waitForTimeout(800);
         await runCommandFromPalette(page, 'Phasewise: Open Run');
         await pickInFileDialog(page, samples);
         const checklist = await waitFor('the checklist of recognised files', 30_000, async () => {
@@ -176,10 +179,10 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       ctx,
       async () => {
         await setColorTheme(page, 'Light Modern');
+        const theme = await waitFor('the light theme', 20_000, async () => ((await workbenchTheme(page)) === 'vs' ? 'vs' : undefined));
+        // The webviews redraw with the theme's colours (body class and --vscode-* variables).
         await page.waitForTimeout(2500);
-        const body = await page.locator('.monaco-workbench').getAttribute('class');
-        if (!/vs(?!-dark)/.test(body ?? '')) throw new Error(`workbench classes after the theme change: ${body}`);
-        return { workbench: body };
+        return { theme };
       },
       'workbench-light.png',
     ),
@@ -386,8 +389,9 @@ async function showPhasewiseViews(page: Page): Promise<void> {
   await page.locator('.pane-header', { hasText: 'Slow Traces' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 }
 
+/** A view's pane in the side bar, by its exact title. */
 function pane(page: Page, title: string): ReturnType<Page['locator']> {
-  return page.locator('.split-view-view', { has: page.locator('.pane-header', { hasText: title }) }).first();
+  return page.locator('.pane', { has: page.locator('.pane-header .title', { hasText: new RegExp(`^${title}$`, 'i') }) }).first();
 }
 
 async function paneRows(page: Page, title: string): Promise<string[]> {
@@ -404,6 +408,13 @@ async function setColorTheme(page: Page, name: string): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
   await input.waitFor({ state: 'visible', timeout: 20_000 });
   await input.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 20_000 });
-  await page.keyboard.press('Enter');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ state: 'visible', timeout: 20_000 });
+  await row.click();
+}
+
+/** The workbench's theme kind, from its class list (`vs`, `vs-dark`, `hc-black`, `hc-light`). */
+async function workbenchTheme(page: Page): Promise<string> {
+  const classes = ((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').split(/\s+/);
+  return classes.find((c) => ['vs', 'vs-dark', 'hc-black', 'hc-light'].includes(c)) ?? 'unknown';
 }

@@ -12,6 +12,21 @@ async function quickInputVisible(page: Page): Promise<boolean> {
   return await page.locator('.quick-input-widget').isVisible();
 }
 
+/**
+ * Opens the command palette. The click that takes the focus back to the workbench may land in a webview
+ * (its iframe keeps F1 to itself until it forwards it): the status bar, which holds no webview, is tried
+ * when the first F1 shows nothing.
+ */
+async function openPalette(page: Page, timeoutMs: number): Promise<void> {
+  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 }, force: true }).catch(() => undefined);
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  if (await input.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) return;
+  await page.locator('.part.statusbar').click({ position: { x: 700, y: 10 }, force: true }).catch(() => undefined);
+  await page.keyboard.press('F1');
+  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
 /** Opens the command palette, types `text` and returns the labels of the rows it lists (palette left open). */
 export async function paletteRows(page: Page, text: string, timeoutMs = 20_000): Promise<string[]> {
   await page.keyboard.press('F1');
@@ -24,9 +39,7 @@ export async function paletteRows(page: Page, text: string, timeoutMs = 20_000):
 
 /** Opens the command palette, types `title` and runs the row whose label is exactly `title`. */
 export async function runCommandFromPalette(page: Page, title: string, timeoutMs = 20_000): Promise<void> {
-  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 }, force: true }).catch(() => undefined);
-  await page.keyboard.press('F1');
-  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: timeoutMs });
+  await openPalette(page, timeoutMs);
   await page.keyboard.type(title, { delay: 5 });
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: timeoutMs });
