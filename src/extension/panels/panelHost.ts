@@ -78,11 +78,15 @@ export abstract class PanelHost implements vscode.Disposable {
   /** Ids of requests fed by `deliver`: their replies are logged, not posted (the webview never asked). */
   private readonly injected = new Set<number>();
 
+  private readies = 0;
+
   constructor(
     readonly panel: vscode.WebviewPanel,
     readonly view: ViewName,
     extensionUri: vscode.Uri,
     protected readonly output: vscode.LogOutputChannel,
+    /** Called once the panel is gone (closed by the user or disposed). */
+    private readonly onGone: () => void,
   ) {
     this.channel = new HostChannel({
       post: (m) => {
@@ -91,7 +95,7 @@ export abstract class PanelHost implements vscode.Disposable {
         return panel.webview.postMessage(m);
       },
       onProblem: (p) => output.warn(`${view} panel: ${p.method}: ${p.message}`),
-      onReady: (p) => this.onReady(p.restored === true),
+      onReady: () => this.onReady(),
     });
     this.channel.onNotification(Copy, (p) => void vscode.env.clipboard.writeText(p.text).then(() => vscode.window.setStatusBarMessage(`Phasewise: copied the ${p.what}`, 3000)));
     this.channel.onNotification(ReportProblem, (p) => output.error(`${view} webview: ${p.message}`));
@@ -107,8 +111,16 @@ export abstract class PanelHost implements vscode.Disposable {
     panel.webview.html = webviewHtml(panel.webview, extensionUri, view, panel.title);
   }
 
-  /** The webview said it is ready (first load, or again after it was reloaded). */
-  protected abstract onReady(restored: boolean): void;
+  /** Posts the panel's model (queued by the channel until the webview is ready). */
+  protected abstract send(): void;
+
+  /**
+   * The first ready flushed what was queued; a later one means VS Code recreated the webview (it was
+   * hidden, or reloaded), which starts from nothing: it gets the model again.
+   */
+  private onReady(): void {
+    if (this.readies++ > 0) this.send();
+  }
 
   showError(p: ShowErrorParams): void {
     this.channel.notify(ShowError, p);
@@ -138,8 +150,6 @@ export abstract class PanelHost implements vscode.Disposable {
     this.channel.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
-    this.onDispose();
+    this.onGone();
   }
-
-  protected onDispose(): void {}
 }

@@ -32,9 +32,9 @@ class ReportPanel extends PanelHost {
     readonly runId: string,
     private readonly deps: PanelDeps,
     state: R.ReportViewState | null,
-    private readonly onGone: () => void,
+    onGone: () => void,
   ) {
-    super(panel, 'report', deps.extensionUri, deps.log);
+    super(panel, 'report', deps.extensionUri, deps.log, onGone);
     this.savedState = state;
     this.channel.onRequest(R.ListTraces, (p) => deps.runs.ask(runId, P.ListTraces, { selection: p.selection, limit: p.limit }));
     this.channel.onNotification(R.OpenTrace, (p) => void deps.openTrace(runId, p.trace_id));
@@ -59,25 +59,13 @@ class ReportPanel extends PanelHost {
     })();
   }
 
-  private readies = 0;
 
   /** Queued by the channel until the webview is ready. */
-  private send(): void {
+  protected send(): void {
     if (this.model === undefined) return;
     this.channel.notify(R.DidLoad, { run: this.runId, model: this.model, state: (this.savedState as R.ReportViewState | null) ?? null });
   }
 
-  /**
-   * The first ready flushed what was queued; a later one means VS Code recreated the webview (it was
-   * hidden, or reloaded), which starts from nothing: it gets the model again.
-   */
-  protected onReady(): void {
-    if (this.readies++ > 0) this.send();
-  }
-
-  protected override onDispose(): void {
-    this.onGone();
-  }
 }
 
 export class ReportPanels implements vscode.WebviewPanelSerializer<R.ReportViewState>, vscode.Disposable {

@@ -18,7 +18,6 @@ export const WATERFALL_VIEW_TYPE = 'phasewise.waterfall';
 
 class WaterfallPanel extends PanelHost {
   private trace: JsonText<TraceModel> | null | undefined;
-  private readies = 0;
   selectedSpan: string | null = null;
 
   constructor(
@@ -27,9 +26,9 @@ class WaterfallPanel extends PanelHost {
     readonly traceId: string,
     private readonly deps: Omit<PanelDeps, 'openTrace'> & { openTrace: (runId: string, traceId: string) => Promise<void> },
     state: W.WaterfallViewState | null,
-    private readonly onGone: () => void,
+    onGone: () => void,
   ) {
-    super(panel, 'waterfall' satisfies ViewName, deps.extensionUri, deps.log);
+    super(panel, 'waterfall' satisfies ViewName, deps.extensionUri, deps.log, onGone);
     this.savedState = state;
     this.channel.onRequest(W.Compare, (p) => deps.runs.ask(runId, P.Compare, { trace_id: p.trace_id }));
     this.channel.onNotification(W.Select, (p) => (this.selectedSpan = p.span_id));
@@ -53,21 +52,13 @@ class WaterfallPanel extends PanelHost {
     }
   }
 
-  private send(): void {
+  protected send(): void {
     if (this.trace === undefined || this.trace === null) return;
     const probe = this.deps.runs.catalog.get(this.runId)?.probes?.[this.traceId] ?? null;
     const state = (this.savedState as W.WaterfallViewState | null) ?? null;
     this.channel.notify(W.DidLoad, { run: this.runId, trace: this.trace, state: state?.trace_id === this.traceId ? state : null, probe });
   }
 
-  /** A later ready means VS Code recreated the webview: it gets the trace again. */
-  protected onReady(): void {
-    if (this.readies++ > 0) this.send();
-  }
-
-  protected override onDispose(): void {
-    this.onGone();
-  }
 }
 
 export class WaterfallPanels implements vscode.WebviewPanelSerializer<W.WaterfallViewState>, vscode.Disposable {
