@@ -188,7 +188,7 @@ async function benchInput(size: Size, input: Input, a: BenchArgs): Promise<SizeS
   return { size, input, inputBytes, rows, envelope: { ...envelope, ok, note } };
 }
 
-/** The extension host's event loop while Analyze Run works on each measured size (editorLoop.ts, worker mode). */
+/** The extension host's event loop while the editor opens a run and reads its views, per size (editorLoop.ts, worker mode). */
 async function editorLoopFigures(sizes: readonly string[], dataDir: string): Promise<string[]> {
   const lines: string[] = [];
   for (const size of sizes) {
@@ -197,11 +197,12 @@ async function editorLoopFigures(sizes: readonly string[], dataDir: string): Pro
       const r = JSON.parse((await runNode(path.join(__dirname, 'editorLoop.js'), [path.join(dataDir, `sdk-${size}`)])).trim()) as EditorLoopResult;
       const gap = r.longestGaps[0];
       lines.push(
-        `- Analyze Run (worker thread), ${size} SDK shape: extension host event loop held at most ${r.maxBlockedMs.toFixed(0)} ms ` +
-          `(target ≤ 50 ms; longest gap during "${gap?.during ?? 'n/a'}") over ${r.wallSeconds.toFixed(1)} s; load avg ${r.loadAverage1m.toFixed(1)}`,
+        `- Open Run and its views (run worker), ${size} SDK shape: extension host event loop held at most ${r.maxBlockedMs.toFixed(0)} ms ` +
+          `(target ≤ 50 ms; longest gap during "${gap?.during ?? 'n/a'}") over ${r.wallSeconds.toFixed(1)} s; load avg ${r.loadAverage1m.toFixed(1)}` +
+          (r.steps.length > 0 ? `; per step (wall s / longest hold ms): ${r.steps.map((x) => `${x.step} ${x.wallSeconds.toFixed(2)} / ${x.maxBlockedMs}`).join('; ')}` : ''),
       );
     } catch (err) {
-      lines.push(`- Analyze Run (worker thread), ${size}: FAILED (${(err instanceof Error ? err.message : String(err)).split('\n')[0]})`);
+      lines.push(`- Open Run and its views (run worker), ${size}: FAILED (${(err instanceof Error ? err.message : String(err)).split('\n')[0]})`);
     }
   }
   return lines;
