@@ -36,11 +36,9 @@ async function main() {
     // The extension entry stays small; the core is a second bundle it requires on first use (lazyCore.ts).
     await esbuild.context({
       ...nodeOptions,
-      // analysisWorker runs analyses (and DuckDB) on a worker thread, off the extension host's event loop.
       entryPoints: {
         extension: 'src/extension/extension.ts',
         core: 'src/extension/core.ts',
-        analysisWorker: 'src/extension/analysisWorker.ts',
         // Probes (network, then DuckDB for the reconciliation) run off the host's thread too.
         probeWorker: 'src/extension/probe/probeWorker.ts',
         // Contract parsing, validation, the form's model and the k6 preview: a long-lived thread.

@@ -3,7 +3,7 @@
 // this process, against samples/expected.json (the generator's truth) and against figures read from
 // the files by hand.
 import * as assert from 'assert';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
@@ -211,6 +211,19 @@ describe('run worker', function () {
     assert.deepStrictEqual(readdirSync(dir).sort(), before, 'the cancelled load left files behind');
     const again = await client.job(P.OpenRun, { dir, inputs: { run: [k6], spans: [spans], contract: steady }, settings, base: null });
     assert.strictEqual(again.reused, true);
+  });
+
+  it('a contract with errors is a ContractError whose lines name the contract, the same as in this process', async () => {
+    const contract = path.join(dir, 'broken.loadcontract.yaml');
+    // Not YAML at all: an unclosed flow mapping on line 1.
+    writeFileSync(contract, '{ slo: [1, 2\n');
+    const local = await rejection(analyzeFiles({ run: [k6], spans: [], contract }));
+    const err = await rejection(client.job(P.OpenRun, { dir, inputs: { run: [k6], spans: [], contract }, settings, base: null }));
+    assert.strictEqual(err.name, 'ContractError', err.message);
+    const lines = (err as unknown as { lines: string[] }).lines;
+    assert.deepStrictEqual(lines, (local as unknown as { lines: string[] }).lines);
+    assert.ok(lines[0].startsWith(`${contract}:2:1: error syntax`), lines.join('\n'));
+    rmSync(contract);
   });
 
   it('Add Span Export: a run of the client file alone is extended by copying its database and loading only the spans', async () => {

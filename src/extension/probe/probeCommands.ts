@@ -13,7 +13,7 @@ import type { ProbeResult } from '../../core/probe/result';
 import type { ProbeJob } from './probeProtocol';
 import { runProbeJob } from './probeClient';
 import type { ReceiverController } from './receiverCommands';
-import { API_TOKEN_SECRET } from './tokenAndTraceparent';
+import { API_TOKEN_SECRET, refuseUntrusted } from './tokenAndTraceparent';
 
 /** Arguments for programmatic callers (tests): override the settings. */
 export interface ProbeCommandArgs {
@@ -97,6 +97,7 @@ function withProgress<T>(title: string, job: ProbeJob, deps: Deps, then: (answer
 
 export function sendProbeCommand(deps: Deps): (args?: ProbeCommandArgs) => Promise<ProbeResult | undefined> {
   return async (given) => {
+    if (refuseUntrusted('Send Probe Request')) return undefined;
     const interactive = given === undefined;
     const args = given ?? {};
     const job = await buildJob('probe', args, deps);
@@ -118,6 +119,7 @@ export function sendProbeCommand(deps: Deps): (args?: ProbeCommandArgs) => Promi
 
 export function runProbeSeriesCommand(deps: Deps): (args?: ProbeCommandArgs) => Promise<{ records: string; spans: string | null } | undefined> {
   return async (args = {}) => {
+    if (refuseUntrusted('Run Probe Series')) return undefined;
     const count = args.count ?? Number(await vscode.window.showInputBox({ title: 'Phasewise: probe series', prompt: 'How many requests?', value: '10', validateInput: (v) => (/^[1-9]\d{0,3}$/.test(v) ? undefined : 'a whole number from 1 to 9999') }));
     if (!(count > 0)) return undefined;
     const rate = args.rate ?? Number(await vscode.window.showInputBox({ title: 'Phasewise: probe series', prompt: 'Requests per second (open arrivals, at most 50)', value: '1', validateInput: (v) => (Number(v) > 0 && Number(v) <= 50 ? undefined : 'a rate above 0 and at most 50') }));

@@ -13,7 +13,7 @@ import type { RunManager } from '../runs/runManager';
 import { readRunSettings } from '../runs/settings';
 import { showRunError } from '../runs/showError';
 import * as P from '../runs/workerProtocol';
-import { API_TOKEN_SECRET } from './tokenAndTraceparent';
+import { API_TOKEN_SECRET, refuseUntrusted } from './tokenAndTraceparent';
 
 /** The live run is analysed again at most this often while spans arrive. */
 const REANALYSE_MS = 1500;
@@ -46,6 +46,7 @@ export class ReceiverController implements vscode.Disposable {
   }
 
   start = async (): Promise<string | undefined> => {
+    if (refuseUntrusted('the trace receiver')) return undefined;
     if (this.live !== undefined) {
       void vscode.window.showInformationMessage(`Phasewise: the trace receiver already listens on ${this.live.address}`);
       return this.live.address;

@@ -7,6 +7,17 @@ import { checkTraceparent, type TraceparentCheck } from '../../core/probe/send/t
 
 export const API_TOKEN_SECRET = 'phasewise.apiToken';
 
+/**
+ * Network features (the probe, the receiver) refuse to run in an untrusted workspace. Their commands'
+ * `enablement` hides them from the palette and menus; this also stops a programmatic call (another
+ * extension, a task), which `enablement` does not. Analysis of local files is never gated.
+ */
+export function refuseUntrusted(what: string): boolean {
+  if (vscode.workspace.isTrusted) return false;
+  void vscode.window.showErrorMessage(`Phasewise: ${what} sends or accepts network requests, which this untrusted workspace does not allow (Workspaces: Manage Workspace Trust).`);
+  return true;
+}
+
 /** Stores the token (an empty answer deletes it). Returns whether a token is now stored; never the token. */
 export function setApiTokenCommand(secrets: vscode.SecretStorage, log: vscode.LogOutputChannel): (token?: string) => Promise<boolean> {
   return async (token) => {

@@ -8,7 +8,7 @@
 import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { Endpoint, type NotificationType, type RequestType } from '../../protocol/ipc';
-import { reviveError } from '../analysisProtocol';
+import { reviveError } from './workerErrors';
 import * as P from './workerProtocol';
 
 /** What the trace receiver did (relayed to the receiver's status bar item and live run). */

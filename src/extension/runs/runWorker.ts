@@ -11,7 +11,7 @@ import { parentPort } from 'worker_threads';
 import { InputError } from '../../core/errors';
 import type { DuckStore } from '../../core/store/duckStore';
 import { Endpoint, type RequestType } from '../../protocol/ipc';
-import { serializeError } from '../analysisProtocol';
+import { serializeError } from './workerErrors';
 import { fingerprintInputs, runCacheKey, type InputFingerprint } from './cacheKey';
 import { classifyPaths } from './worker/classify';
 import { Jobs } from './worker/jobs';

@@ -10,7 +10,7 @@
  * `{ error }` (a SerializedError), so an InputError keeps its file and line across the thread.
  * No vscode and no DuckDB import: the host bundle, the worker and plain-Node tests all use this file.
  */
-import type { SerializedError } from '../analysisProtocol';
+import type { SerializedError } from './workerErrors';
 import { notification, request } from '../../protocol/ipc';
 import { breakdown, reportViewModelJson, traceSelection } from '../../protocol/report';
 import { array, boolean, jsonText, literal, nullable, number, object, optional, record, string, unknown, type Infer, type Schema } from '../../protocol/schema';
@@ -20,7 +20,7 @@ import type { Report } from '../../core/analysis/report';
 const TO_WORKER = 'toWebview';
 const TO_HOST = 'toHost';
 
-/** The error half of every answer (analysisProtocol.ts revives it; its fields are checked there). */
+/** The error half of every answer (workerErrors.ts revives it; its fields are checked there). */
 const serializedError = object({ kind: string }) as unknown as Schema<SerializedError>;
 
 /** A request's answer: the value, or the error it failed with. */

@@ -119,6 +119,9 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       async () => {
         // A clean editor area (the suite left its panels and editors open), as a user would start.
         await runCommandFromPalette(page, 'View: Close All Editor Groups');
+        // The suite's generated k6 scripts are unsaved: they are not kept.
+        const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" }).first();
+        if (await dontSave.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) await dontSave.click();
         await page.waitForTimeout(800);
         await runCommandFromPalette(page, 'Phasewise: Open Run');
         await pickInFileDialog(page, samples);

@@ -91,7 +91,7 @@ suite('phasewise.analyzeRun', () => {
     const deadline = Date.now() + 15_000;
     while (openTabs() <= tabsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.ok(openTabs() > tabsBefore, 'no editor tab was opened for the report');
-    // The analysis ran on a worker thread (src/extension/analysisClient.ts). Threads share the process,
+    // The analysis ran on the run worker thread (src/extension/runs/runClient.ts). Threads share the process,
     // so the native library is now mapped here (a positive control for the activation test's memory-map
     // check), while the host's own CommonJS cache never loaded an @duckdb module: its event loop never
     // ran DuckDB's JavaScript or waited on its start-up.
