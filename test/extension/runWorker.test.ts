@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
-import { analyzeFiles } from '../../src/core/report/analyzeFiles';
+import { analyzeFiles } from '../../src/core/run/analyzeFiles';
 import { CancelledError, InputError } from '../../src/core/errors';
 import { renderMarkdownReport } from '../../src/core/report/markdown';
 import type { TraceModel } from '../../src/core/analysis/trace/types';

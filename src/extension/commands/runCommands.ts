@@ -6,7 +6,7 @@
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { Report } from '../../core/analysis/report';
+import type { Report } from '../../core/report/model';
 import { normalizeTraceId } from '../../core/traceId';
 import { exportReportTo } from '../panels/exports';
 import type { RunManager } from '../runs/runManager';

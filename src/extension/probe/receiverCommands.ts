@@ -8,6 +8,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ReceiverSummary } from '../../core/probe/receiver/events';
+import { commandId } from '../commandIds';
 import type { ReceiverEventMessage } from '../runs/runClient';
 import type { RunManager } from '../runs/runManager';
 import { readRunSettings } from '../runs/settings';

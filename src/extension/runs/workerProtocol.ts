@@ -15,7 +15,7 @@ import { notification, request } from '../../protocol/ipc';
 import { breakdown, reportViewModelJson, traceSelection } from '../../protocol/report';
 import { array, boolean, jsonText, literal, nullable, number, object, optional, record, string, unknown, type Infer, type Schema } from '../../protocol/schema';
 import { traceComparisonJson, traceModelJson } from '../../protocol/waterfall';
-import type { Report } from '../../core/analysis/report';
+import type { Report } from '../../core/report/model';
 
 const TO_WORKER = 'toWebview';
 const TO_HOST = 'toHost';

@@ -6,6 +6,7 @@
  * the other orders are one query in the worker.
  */
 import * as vscode from 'vscode';
+import { commandId } from '../commandIds';
 import type { RunCatalog, RunEntry } from '../runs/runCatalog';
 import type { RunManager } from '../runs/runManager';
 import { ORDER_LABELS, readRunSettings, slowTraceOrder } from '../runs/settings';
@@ -117,7 +118,7 @@ export class SlowTracesTree implements vscode.TreeDataProvider<SlowTraceNode> {
     item.description = `${d !== null ? `${F.owner(d.owner)} ${F.percent(d.share, 0)}` : 'no owner'} · ${t.trace_id.slice(0, 8)}`;
     item.iconPath = new vscode.ThemeIcon('debug-stackframe-dot');
     item.contextValue = 'phasewise.slowTrace';
-    item.command = { command: 'phasewise.openTrace', title: 'Open Waterfall', arguments: [node.runId, t.trace_id] };
+    item.command = { command: commandId('openTrace'), title: 'Open Waterfall', arguments: [node.runId, t.trace_id] };
     const owners = [
       ['network envelope', t.network_envelope_ms],
       ...Object.entries(t.phases).map(([k, v]) => [F.owner(k), v] as const),

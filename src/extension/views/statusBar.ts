@@ -3,6 +3,7 @@
  * front): its verdict and, on a fail, the phase whose budget broke. Clicking it opens the report.
  */
 import * as vscode from 'vscode';
+import { commandId } from '../commandIds';
 import type { RunCatalog, RunEntry } from '../runs/runCatalog';
 import * as F from './format';
 
@@ -39,7 +40,7 @@ export class VerdictStatusBar implements vscode.Disposable {
     md.appendMarkdown('\n\nClick to open the report.');
     this.item.tooltip = md;
     this.item.backgroundColor = s?.verdict.status === 'fail' || s?.verdict.status === 'instrumentation_failure' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s?.verdict.status === 'inconclusive' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-    this.item.command = { command: 'phasewise.showReport', title: 'Show Report', arguments: [r.id] };
+    this.item.command = { command: commandId('showReport'), title: 'Show Report', arguments: [r.id] };
     this.item.accessibilityInformation = { label: `Phasewise verdict of ${r.label}: ${s !== null ? F.verdict(s.verdict.status) : 'not analysed'}` };
     this.item.show();
   }

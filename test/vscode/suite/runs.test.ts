@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { Report } from '../../../src/core/analysis/report';
+import type { Report } from '../../../src/core/report/model';
 import type { TraceModel } from '../../../src/core/analysis/trace/types';
 import type { ReportViewModel } from '../../../src/core/report/view/types';
 import { FIXTURE } from '../harness/workspace';

@@ -4,11 +4,11 @@
  * The editor's Slow Traces view lists them; re-ordering is one query on request_breakdown.
  */
 import type { QueryRunner } from '../../store/duckStore';
-import { ensureBreakdown } from '../breakdown';
+import { ensureBreakdown } from '../breakdown/pipeline';
 import type { AnalysisOptions } from '../options';
-import { phaseColumns } from '../phaseSelect';
-import { MATCHED_SUCCESS } from '../population';
-import type { TraceBreakdown } from '../report';
+import { phaseColumns } from '../breakdown/phaseSelect';
+import { MATCHED_SUCCESS } from '../figures/population';
+import type { TraceBreakdown } from '../../report/model';
 import { breakdownOfRow } from './traceList';
 
 /** `client_total`, `network_envelope`, `unattributed_server`, or the name of one of the run's phases. */

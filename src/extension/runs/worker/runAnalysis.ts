@@ -7,7 +7,7 @@ import { analyzeRun } from '../../../core/analysis/analyze';
 import { DEFAULT_PHASES, type AnalysisOptions, type GateSpec } from '../../../core/analysis/options';
 import { parseDuration } from '../../../core/contract/durations';
 import { InputError } from '../../../core/errors';
-import { analysisFor } from '../../../core/report/analyzeFiles';
+import { analysisFor } from '../../../core/run/analyzeFiles';
 import type { QueryRunner } from '../../../core/store/duckStore';
 import { summarizeReport } from './summary';
 import type { RunSettings, RunSummary } from '../workerProtocol';

@@ -11,7 +11,7 @@ import { copyFile, readFile, rename, rm, writeFile } from 'fs/promises';
 import * as path from 'path';
 import type { LoadedFile } from '../../../core/formats/loadFiles';
 import type { ProgressSink } from '../../../core/formats/types';
-import { loadRun } from '../../../core/report/loadRun';
+import { loadRun } from '../../../core/run/loadRun';
 import { DuckStore } from '../../../core/store/duckStore';
 import { CACHE_FORMAT, type InputFingerprint } from '../cacheKey';
 import type { MemorySettings } from './runStates';

@@ -6,7 +6,7 @@
  * memory_limit): the least recently used idle one is closed, its analysis kept, and reopened on use.
  */
 import type { AnalysisOptions, GateSpec } from '../../../core/analysis/options';
-import type { Report } from '../../../core/analysis/report';
+import type { Report } from '../../../core/report/model';
 import { DuckStore, type StoreOptions } from '../../../core/store/duckStore';
 
 /** Two runs open at once: a report beside another run's, or the live run beside a file run. */

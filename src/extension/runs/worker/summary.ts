@@ -4,7 +4,7 @@
  * of a reloaded window are back before any worker or database is started. No vscode import.
  */
 import * as path from 'path';
-import type { GateResult, QuantileSummary, Report, TraceBreakdown } from '../../../core/analysis/report';
+import type { GateResult, QuantileSummary, Report, TraceBreakdown } from '../../../core/report/model';
 import { dominantOwner } from '../../../core/analysis/trace/slowTraceOrder';
 import type { GateRow, OwnerRow, RunSummary, SlowTraceRow } from '../workerProtocol';
 
