@@ -107,9 +107,16 @@ export abstract class PanelHost implements vscode.Disposable {
       }),
       vscode.window.onDidChangeActiveColorTheme((t) => this.channel.notify(ThemeChanged, { kind: themeKind(t.kind) })),
       panel.onDidDispose(() => this.dispose()),
+      // The panel in front makes its run the active one (the status bar, the Slow Traces view).
+      panel.onDidChangeViewState((e) => {
+        if (e.webviewPanel.active) this.onActive?.();
+      }),
     );
     panel.webview.html = webviewHtml(panel.webview, extensionUri, view, panel.title);
   }
+
+  /** Called when the panel comes to the front. */
+  onActive: (() => void) | undefined;
 
   /** Posts the panel's model (queued by the channel until the webview is ready). */
   protected abstract send(): void;

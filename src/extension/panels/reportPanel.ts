@@ -36,6 +36,7 @@ class ReportPanel extends PanelHost {
   ) {
     super(panel, 'report', deps.extensionUri, deps.log, onGone);
     this.savedState = state;
+    this.onActive = () => deps.runs.catalog.select(runId);
     this.channel.onRequest(R.ListTraces, (p) => deps.runs.ask(runId, P.ListTraces, { selection: p.selection, limit: p.limit }));
     this.channel.onNotification(R.OpenTrace, (p) => void deps.openTrace(runId, p.trace_id));
     this.channel.onNotification(R.OpenContract, (p) => void openAt(p.path, p.line).catch((err: unknown) => this.showError({ message: `Cannot open the contract ${p.path}: ${err instanceof Error ? err.message : String(err)}` })));

@@ -30,6 +30,7 @@ class WaterfallPanel extends PanelHost {
   ) {
     super(panel, 'waterfall' satisfies ViewName, deps.extensionUri, deps.log, onGone);
     this.savedState = state;
+    this.onActive = () => deps.runs.catalog.select(runId);
     this.channel.onRequest(W.Compare, (p) => deps.runs.ask(runId, P.Compare, { trace_id: p.trace_id }));
     this.channel.onNotification(W.Select, (p) => (this.selectedSpan = p.span_id));
     this.channel.onNotification(W.OpenTrace, (p) => void deps.openTrace(runId, p.trace_id));

@@ -78,6 +78,12 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
     const node = e.selection[0];
     if (node !== undefined) catalog.select(node.runId);
   });
+  // …and the other way: a run selected elsewhere (opened, its report brought to the front) is shown
+  // selected in the tree, without taking the focus.
+  catalog.onDidChangeSelection((r) => {
+    if (r === undefined || !runsView.visible || runsView.selection[0]?.runId === r.id) return;
+    void Promise.resolve(runsView.reveal(runsTree.runNode(r.id), { select: true, focus: false })).catch(() => undefined);
+  });
   const setContext = (): void => {
     void vscode.commands.executeCommand('setContext', 'phasewise.hasSelectedRun', catalog.selected !== undefined);
     void vscode.commands.executeCommand('setContext', 'phasewise.hasRuns', catalog.list().length > 0);
