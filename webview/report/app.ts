@@ -59,6 +59,9 @@ export class ReportApp {
     if (state?.scroll_y !== undefined) window.scrollTo(0, state.scroll_y);
     this.lastLoadMs = performance.now() - t0;
     this.root.dataset.loadedRun = run ?? 'standalone';
+    // Saved at once, not only on a scroll: the host's serializer restores the panel after a reload
+    // only from state the webview saved (it says which run the panel shows).
+    this.saveSoon();
   }
 
   private render(m: ReportViewModel): void {

@@ -47,6 +47,7 @@ export class SpanTree {
   readonly axis: HTMLDivElement;
   private readonly spacer: HTMLDivElement;
   private readonly ticks: HTMLDivElement;
+  private axisWidth = 0;
   private pool: RowEls[] = [];
   private rows: Int32Array = new Int32Array(0);
   private positionOf = new Int32Array(0);
@@ -69,6 +70,12 @@ export class SpanTree {
     this.colors = colors;
     this.ticks = h('div', { class: 'ticks', attrs: { 'aria-hidden': 'true' } });
     this.axis = h('div', { class: 'wf-axis' }, h('div', { class: 'pw-muted' }, 'span · service'), this.ticks);
+    new ResizeObserver((entries) => {
+      const w = Math.round(entries[entries.length - 1].contentRect.width);
+      if (w === this.axisWidth) return;
+      this.axisWidth = w;
+      this.renderAxis();
+    }).observe(this.ticks);
     this.spacer = h('div', { class: 'wf-spacer-rows' });
     this.scroller = h('div', {
       class: 'wf-scroll',
@@ -168,7 +175,10 @@ export class SpanTree {
 
   private renderAxis(): void {
     this.ticks.replaceChildren();
-    const ts = niceTicks(this.from, this.to, 6);
+    // About one label per 90 px (a label such as `25,000 ms` is ≈ 60 px wide): a narrow panel gets
+    // fewer. The width comes from a ResizeObserver, so drawing the axis never forces a layout.
+    const width = this.axisWidth;
+    const ts = niceTicks(this.from, this.to, width > 0 ? Math.max(2, Math.min(6, Math.floor(width / 90))) : 6);
     ts.forEach((t) => {
       const frac = (t - this.from) / (this.to - this.from);
       // Labels near an edge are aligned to it instead of centred on the tick, so none is cut.
