@@ -88,7 +88,9 @@ export class RunManager implements RunService {
     const entry =
       existing ??
       this.catalog.add({ kind: options.kind ?? 'files', label: options.label ?? labelOf(norm), inputs: norm, key: null, fingerprints: [], summary: null });
-    const previous = { inputs: entry.inputs, label: entry.label };
+    const previous = { inputs: entry.inputs, label: entry.label, addedAt: entry.addedAt };
+    // The same files opened again come to the top of the Runs view (most recently opened first).
+    if (existing !== undefined && extend === undefined) this.catalog.update(entry.id, { addedAt: Date.now() });
     if (existing !== undefined && options.label === undefined && extend !== undefined) entry.label = labelOf(norm);
     try {
       const result = await this.load(entry, norm, extend?.key ?? null, options.title ?? `Phasewise: opening ${entry.label}`, vscode.ProgressLocation.Notification);

@@ -129,10 +129,13 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
           const rows = await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
           return rows.some((r) => r.includes('k6.ndjson')) && rows.some((r) => r.includes('spans.otlp.jsonl')) ? rows : undefined;
         });
+        // The folder has three contracts: none is checked; the run claims the steady one.
+        await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'steady.loadcontract.yaml' }).first().click();
+        await page.waitForTimeout(300);
         await page.keyboard.press('Enter');
         const text = await waitFor('the report in its webview', 120_000, async () => {
           const t = await webviewText(page);
-          return t.find((x) => /Verdict|NOT EVALUATED/i.test(x) && x.includes('p95') && (typeof matched !== 'number' || x.includes(matched.toLocaleString('en-US'))));
+          return t.find((x) => /\bPASS\b/.test(x) && x.includes('p95') && (typeof matched !== 'number' || x.includes(matched.toLocaleString('en-US'))));
         });
         await page.waitForTimeout(800);
         return { checklist: checklist.map((r) => r.replace(/\s+/g, ' ').slice(0, 80)), textSample: text.slice(0, 400) };
@@ -151,10 +154,15 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       page,
       ctx,
       async () => {
+        await setColorTheme(page, 'Dark Modern');
+        await waitFor('the dark theme', 20_000, async () => ((await workbenchTheme(page)) === 'vs-dark' ? true : undefined));
         await showPhasewiseViews(page);
-        const runRows = await waitFor('the run in the Runs view', 30_000, async () => {
+        await waitFor('the run in the Runs view', 30_000, async () => ((await paneRows(page, 'Runs')).some((r) => r.includes('k6.ndjson + spans.otlp.jsonl')) ? true : undefined));
+        // Expanded: its files, join coverage, each owner against its budget, its gates.
+        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'k6.ndjson + spans.otlp.jsonl' }).first().click();
+        const runRows = await waitFor('the run expanded', 20_000, async () => {
           const rows = await paneRows(page, 'Runs');
-          return rows.some((r) => r.includes('k6.ndjson + spans.otlp.jsonl')) ? rows : undefined;
+          return rows.some((r) => r.includes('join coverage')) && rows.some((r) => /gpu queue p95/.test(r)) ? rows : undefined;
         });
         const traceRows = await waitFor('the slow traces', 30_000, async () => {
           const rows = await paneRows(page, 'Slow Traces');
@@ -194,14 +202,19 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
 
   // 6. The probe's waterfall the suite opened, with the propagation check on top.
   const probeTrace = ctx.suite.metrics?.probeTraceId;
-  if (typeof probeTrace === 'string') {
+  const probeRun = ctx.suite.metrics?.probeRunLabel;
+  if (typeof probeTrace === 'string' && typeof probeRun === 'string') {
     out.push(
       await attempt(
         "a probe's waterfall shows the propagation check on top",
         page,
         ctx,
         async () => {
-          await page.locator('.tabs-container .tab', { hasText: `Trace ${probeTrace.slice(0, 8)}` }).first().click();
+          // The probe is a run of the Runs view: its one trace is its slow trace.
+          await showPhasewiseViews(page);
+          await pane(page, 'Runs').locator('.monaco-list-row', { hasText: probeRun }).first().click();
+          await waitFor("the probe's trace in Slow Traces", 20_000, async () => ((await paneRows(page, 'Slow Traces')).some((r) => r.includes(probeTrace.slice(0, 8))) ? true : undefined));
+          await pane(page, 'Slow Traces').locator('.monaco-list-row', { hasText: probeTrace.slice(0, 8) }).first().click();
           const text = await waitFor('the probe banner', 30_000, async () => (await webviewText(page)).find((t) => t.includes('Propagation OK') && t.includes(probeTrace)));
           return { banner: text.slice(0, 300) };
         },

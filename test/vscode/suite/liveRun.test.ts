@@ -94,6 +94,7 @@ suite('the live run and a probe\'s waterfall', () => {
       assert.ok(probeRun !== undefined, 'the probe is not a run in the Runs view');
       // The e2e check shows this waterfall in the workbench and reads its banner.
       metrics.probeTraceId = result.trace_id;
+      metrics.probeRunLabel = probeRun.label;
       const wf = await waitFor('the probe\'s waterfall', 60_000, () => {
         const p = panelOf(h, 'waterfall', probeRun.id, result.trace_id);
         return message(p, 'out', 'waterfall/didLoad') !== undefined ? p : undefined;
