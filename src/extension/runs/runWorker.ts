@@ -8,7 +8,7 @@ import { existsSync } from 'fs';
 import { mkdir, readdir } from 'fs/promises';
 import * as path from 'path';
 import { parentPort } from 'worker_threads';
-import { InputError } from '../../core/errors';
+import { InputError, StoreError } from '../../core/errors';
 import type { DuckStore } from '../../core/store/duckStore';
 import { Endpoint, type RequestType } from '../../protocol/ipc';
 import { serializeError } from './workerErrors';
@@ -101,6 +101,7 @@ handle(P.OpenRun, ({ job, dir, inputs, settings, base }) =>
       if (seed !== undefined) await runs.close(seed.key, false);
       const totalBytes = fingerprints.reduce((n, f) => n + f.size, 0);
       const t0 = performance.now();
+      let current = '';
       await run.lock.run(() =>
         loadRunDatabase({
           dir,
@@ -112,12 +113,20 @@ handle(P.OpenRun, ({ job, dir, inputs, settings, base }) =>
           onStore: (s) => j.attach(s),
           onFile: (file, bytes) => {
             j.check();
+            current = file;
             endpoint.notify(P.Progress, { job, message: `loading ${path.basename(file)}`, fraction: null, file, bytes, total_bytes: totalBytes });
           },
           progress: (message, fraction) => {
             j.check();
             endpoint.notify(P.Progress, { job, message, fraction: fraction ?? null, file: null, bytes: null, total_bytes: totalBytes });
           },
+        }).catch((err: unknown) => {
+          // Readers turn bad input into InputErrors; a DuckDB failure left over is ours: name the file
+          // (as the CLI does), with DuckDB's first line only (no SQL).
+          if (err instanceof StoreError && !j.cancelled && current !== '') {
+            throw new StoreError(`while loading ${current}: ${err.message.split('\n')[0]}`, err.sql);
+          }
+          throw err;
         }),
       );
       loadMs = performance.now() - t0;
