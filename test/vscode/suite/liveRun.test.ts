@@ -10,6 +10,7 @@ import type { AddressInfo } from 'net';
 import * as vscode from 'vscode';
 import { metrics } from './context';
 import { hooks, message, panelOf, waitFor, type Hooks } from './hooks';
+import { streamThreeTokens } from './sse';
 
 interface ProbeResultShape {
   outcome: string;
@@ -30,36 +31,29 @@ async function instrumentedEndpoint(receiver: string, stripParent: boolean): Pro
     const t0 = Date.now();
     const tp = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(req.headers.traceparent ?? ''));
     req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      let i = 0;
-      const timer = setInterval(() => {
-        if (i < 3) res.write(`data: {"choices":[{"delta":{"content":"t${i++}"}}]}\n\n`);
-        else {
-          clearInterval(timer);
-          res.end('data: [DONE]\n\n');
-          const t1 = Date.now();
-          const traceId = tp?.[1] ?? crypto.randomBytes(16).toString('hex');
-          const root = crypto.randomBytes(8).toString('hex');
-          const span = (name: string, kind: number, a: number, b: number, parent: string | undefined, events: unknown[] = []): unknown => ({
-            traceId, spanId: name === 'root' ? root : crypto.randomBytes(8).toString('hex'), parentSpanId: parent, name: name === 'root' ? 'POST /v1/chat/completions' : name, kind,
-            startTimeUnixNano: ns(a), endTimeUnixNano: ns(b), events,
-          });
-          const spans = [
-            span('root', 2, t0, t1, stripParent ? undefined : tp?.[2]),
-            span('auth.check', 1, t0 + 0.1, t0 + 0.4, root),
-            span('inference.acquire_slot', 1, t0 + 0.5, t0 + 1, root),
-            span('inference.generate', 1, t0 + 1, t1 - 0.3, root, [{ name: 'first_token', timeUnixNano: ns(t0 + 2) }]),
-            span('response.write', 1, t1 - 0.3, t1, root),
-          ];
-          const body = JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'llm-gateway' } }] }, scopeSpans: [{ spans }] }] });
-          const [host, port] = receiver.split(':');
-          const out = http.request({ host, port: Number(port), path: '/v1/traces', method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => r.resume());
-          out.on('error', () => undefined);
-          out.end(body);
-        }
-      }, 5);
-    });
+    req.on('end', () =>
+      streamThreeTokens(res, false, () => {
+        const t1 = Date.now();
+        const traceId = tp?.[1] ?? crypto.randomBytes(16).toString('hex');
+        const root = crypto.randomBytes(8).toString('hex');
+        const span = (name: string, kind: number, a: number, b: number, parent: string | undefined, events: unknown[] = []): unknown => ({
+          traceId, spanId: name === 'root' ? root : crypto.randomBytes(8).toString('hex'), parentSpanId: parent, name: name === 'root' ? 'POST /v1/chat/completions' : name, kind,
+          startTimeUnixNano: ns(a), endTimeUnixNano: ns(b), events,
+        });
+        const spans = [
+          span('root', 2, t0, t1, stripParent ? undefined : tp?.[2]),
+          span('auth.check', 1, t0 + 0.1, t0 + 0.4, root),
+          span('inference.acquire_slot', 1, t0 + 0.5, t0 + 1, root),
+          span('inference.generate', 1, t0 + 1, t1 - 0.3, root, [{ name: 'first_token', timeUnixNano: ns(t0 + 2) }]),
+          span('response.write', 1, t1 - 0.3, t1, root),
+        ];
+        const body = JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'llm-gateway' } }] }, scopeSpans: [{ spans }] }] });
+        const [host, port] = receiver.split(':');
+        const out = http.request({ host, port: Number(port), path: '/v1/traces', method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => r.resume());
+        out.on('error', () => undefined);
+        out.end(body);
+      }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };

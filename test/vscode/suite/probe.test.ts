@@ -3,6 +3,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as vscode from 'vscode';
 import { ensureActive } from './context';
+import { streamThreeTokens } from './sse';
 
 interface Check {
   ok: boolean;
@@ -30,18 +31,7 @@ async function tinyEndpoint(): Promise<{ url: string; seen: Array<{ auth: string
   const server = http.createServer((req, res) => {
     seen.push({ auth: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined });
     req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('data: {"choices":[{"delta":{"role":"assistant"}}]}\n\n');
-      let i = 0;
-      const timer = setInterval(() => {
-        if (i < 3) res.write(`data: {"choices":[{"delta":{"content":"t${i++}"}}]}\n\n`);
-        else {
-          clearInterval(timer);
-          res.end('data: [DONE]\n\n');
-        }
-      }, 5);
-    });
+    req.on('end', () => streamThreeTokens(res, true));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => server.close() };
