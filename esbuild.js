@@ -32,6 +32,9 @@ function webviewEntries() {
 }
 
 async function main() {
+  // A bundle whose entry point was removed (the analysis worker, say) would otherwise stay in dist/ and
+  // ship in the VSIX: a one-shot build starts from an empty dist/ (as compile-tests does with out/test).
+  if (!watch) fs.rmSync(path.join(__dirname, 'dist'), { recursive: true, force: true });
   const contexts = [
     // The extension entry stays small; the core is a second bundle it requires on first use (lazyCore.ts).
     await esbuild.context({
