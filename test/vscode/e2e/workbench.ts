@@ -39,11 +39,22 @@ export async function paletteRows(page: Page, text: string, timeoutMs = 20_000):
 
 /** Opens the command palette, types `title` and runs the row whose label is exactly `title`. */
 export async function runCommandFromPalette(page: Page, title: string, timeoutMs = 20_000): Promise<void> {
-  await openPalette(page, timeoutMs);
-  await page.keyboard.type(title, { delay: 5 });
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ state: 'visible', timeout: timeoutMs });
-  await row.click();
+  // Once more when the palette closed under the typing (its list left in the DOM, hidden): a panel the
+  // suite left rendering can take the focus on a loaded machine, and the quick input closes on blur.
+  for (let attempt = 1; ; attempt++) {
+    await openPalette(page, timeoutMs);
+    await page.keyboard.type(title, { delay: 5 });
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    const shown = await row.waitFor({ state: 'visible', timeout: attempt === 1 ? timeoutMs / 2 : timeoutMs }).then(() => true, (err: unknown) => {
+      if (attempt > 1) throw err;
+      return false;
+    });
+    if (shown) {
+      await row.click();
+      return;
+    }
+    await closeQuickInput(page);
+  }
 }
 
 /** Answers the current quick input (file prompt, pick list) by typing `text` and pressing Enter. */
