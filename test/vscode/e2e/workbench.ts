@@ -29,8 +29,9 @@ async function openPalette(page: Page, timeoutMs: number): Promise<void> {
 
 /** Opens the command palette, types `text` and returns the labels of the rows it lists (palette left open). */
 export async function paletteRows(page: Page, text: string, timeoutMs = 20_000): Promise<string[]> {
-  await page.keyboard.press('F1');
-  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: timeoutMs });
+  // As runCommandFromPalette: the focus may be in a webview (the waterfall, after the notification
+  // centre closed), which kept a bare F1 to itself.
+  await openPalette(page, timeoutMs);
   await page.keyboard.type(text, { delay: 5 });
   await page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first().waitFor({ state: 'visible', timeout: timeoutMs });
   await page.waitForTimeout(300);
