@@ -4,7 +4,7 @@ import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index';
 import { FIXTURE } from '../harness/workspace';
-import { activeEditorText, closeQuickInput, editorTabTitles, notificationTexts, paletteRows, runCommandFromPalette } from './workbench';
+import { activeEditorText, closeQuickInput, notificationTexts, openPalette, paletteRows, runCommandFromPalette } from './workbench';
 import { analyzeWithProgress } from './progressScenario';
 
 export interface E2eOutcome {
@@ -373,13 +373,23 @@ async function formFrame(page: Page): Promise<Frame | undefined> {
 
 /** Opens a workspace file the way a person does: Quick Open, type its name, Enter. */
 async function openFileByQuickOpen(page: Page, name: string): Promise<void> {
-  await closeQuickInput(page);
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input').first();
-  await input.waitFor({ state: 'visible', timeout: 20_000 });
-  await input.fill(name); // replaces the palette's `>`: Quick Open searches files
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 20_000 });
-  await page.keyboard.press('Enter');
+  // Twice at most: the panels restored by the reload before this scenario can take the focus while they
+  // render, and the palette closes on blur (its input then found hidden).
+  for (let attempt = 1; ; attempt++) {
+    await closeQuickInput(page);
+    await openPalette(page, 20_000);
+    const input = page.locator('.quick-input-widget .quick-input-box input').first();
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+    try {
+      await input.fill(name, { timeout: 10_000 }); // replaces the palette's `>`: Quick Open searches files
+      await row.waitFor({ state: 'visible', timeout: 20_000 });
+    } catch (err) {
+      if (attempt > 1) throw err;
+      continue;
+    }
+    await page.keyboard.press('Enter');
+    return;
+  }
 }
 
 /**

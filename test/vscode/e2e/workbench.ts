@@ -17,7 +17,7 @@ async function quickInputVisible(page: Page): Promise<boolean> {
  * (its iframe keeps F1 to itself until it forwards it): the status bar, which holds no webview, is tried
  * when the first F1 shows nothing.
  */
-async function openPalette(page: Page, timeoutMs: number): Promise<void> {
+export async function openPalette(page: Page, timeoutMs: number): Promise<void> {
   await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 }, force: true }).catch(() => undefined);
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
