@@ -36,12 +36,11 @@ async function main() {
   // ship in the VSIX: a one-shot build starts from an empty dist/ (as compile-tests does with out/test).
   if (!watch) fs.rmSync(path.join(__dirname, 'dist'), { recursive: true, force: true });
   const contexts = [
-    // The extension entry stays small; the core is a second bundle it requires on first use (lazyCore.ts).
+    // The extension entry stays small: DuckDB, the analysis and the contract core run on worker threads.
     await esbuild.context({
       ...nodeOptions,
       entryPoints: {
         extension: 'src/extension/extension.ts',
-        core: 'src/extension/core.ts',
         // Probes (network, then DuckDB for the reconciliation) run off the host's thread too.
         probeWorker: 'src/extension/probe/probeWorker.ts',
         // Contract parsing, validation, the form's model and the k6 preview: a long-lived thread.

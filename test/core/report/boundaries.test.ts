@@ -14,17 +14,17 @@ describe('layer boundaries', () => {
 
   it('the extension loads the analysis core only inside a command (activation stays cheap)', () => {
     // Static value imports of analysis/report/store modules would load them at activation; type imports are erased.
-    // Exempt: the entries of the bundles loaded after activation (core.js on first use,
-    // probeWorker.js, contractWorker.js with the modules only it imports, and runWorker.js with its own
-    // modules in runs/worker/, on worker threads), as long as nothing imports them by value.
+    // Exempt: the entries of the worker threads' bundles (probeWorker.js, contractWorker.js with the
+    // modules only it imports, runWorker.js with its own modules in runs/worker/), as long as nothing
+    // imports them by value.
     const contractWorkerOnly = [path.join('contract', 'worker', 'contractWorker.ts'), path.join('contract', 'worker', 'assist.ts')];
-    const separate = ['core.ts', path.join('probe', 'probeWorker.ts'), path.join('runs', 'runWorker.ts'), ...contractWorkerOnly].map((f) =>
+    const separate = [path.join('probe', 'probeWorker.ts'), path.join('runs', 'runWorker.ts'), ...contractWorkerOnly].map((f) =>
       path.join(repoRoot, 'src', 'extension', f),
     );
     const workerOnly = path.join(repoRoot, 'src', 'extension', 'runs', 'worker') + path.sep;
     const files = tsFiles(path.join(repoRoot, 'src', 'extension'));
     const valueImports = files.filter((f) => !f.startsWith(workerOnly) && !separate.includes(f)).filter((f) =>
-      /^import\s+(?!type\b)[^;]*from\s+['"](\.{1,2}\/)+(core|probeWorker|runWorker|(contract\/)?worker\/contractWorker|contractWorker)['"]/m.test(fs.readFileSync(f, 'utf8')),
+      /^import\s+(?!type\b)[^;]*from\s+['"](\.{1,2}\/)+(probeWorker|runWorker|(contract\/)?worker\/contractWorker|contractWorker)['"]/m.test(fs.readFileSync(f, 'utf8')),
     );
     assert.deepStrictEqual(valueImports, []);
     // The run worker's own modules (runs/worker/) are imported by value only on the worker's side.
