@@ -9,6 +9,7 @@ import { mkdir, readdir } from 'fs/promises';
 import * as path from 'path';
 import { parentPort } from 'worker_threads';
 import { InputError, StoreError } from '../../core/errors';
+import { normalizeMemoryLimit, normalizeThreads } from '../../core/memorySettings';
 import type { DuckStore } from '../../core/store/duckStore';
 import { Endpoint, type RequestType } from '../../protocol/ipc';
 import { serializeError } from './workerErrors';
@@ -49,8 +50,12 @@ function handle<Q, T>(type: RequestType<string, Q, P.Answer<T>>, fn: (params: Q)
   });
 }
 
+/** DuckDB's limits of a load or analysis, checked again here (the host checked them as settings). */
 function memoryOf(settings: P.RunSettings): MemorySettings {
-  return { memoryLimit: settings.memoryLimit, threads: settings.threads };
+  return {
+    memoryLimit: settings.memoryLimit !== undefined ? normalizeMemoryLimit(settings.memoryLimit) : undefined,
+    threads: settings.threads !== undefined ? normalizeThreads(settings.threads) : undefined,
+  };
 }
 
 /** The run's state with its last analysis: views read the run as it was last analysed. */
@@ -99,7 +104,8 @@ handle(P.OpenRun, ({ job, dir, inputs, settings, base }) =>
       const seed = await usableBase(dir, base, fingerprints, resolved.options.traceIdTag);
       // The seed is copied while nothing writes it (its store closed: no checkpoint can be half done).
       if (seed !== undefined) await runs.close(seed.key, false);
-      const totalBytes = fingerprints.reduce((n, f) => n + f.size, 0);
+      // The size of the files this load reads (a seeded load reads only those the seed lacks), from loadRun.
+      let totalBytes: number | null = null;
       const t0 = performance.now();
       let current = '';
       await run.lock.run(() =>
@@ -111,9 +117,10 @@ handle(P.OpenRun, ({ job, dir, inputs, settings, base }) =>
           settings: memoryOf(settings),
           base: seed,
           onStore: (s) => j.attach(s),
-          onFile: (file, bytes) => {
+          onFile: (file, bytes, _side, total) => {
             j.check();
             current = file;
+            totalBytes = total;
             endpoint.notify(P.Progress, { job, message: `loading ${path.basename(file)}`, fraction: null, file, bytes, total_bytes: totalBytes });
           },
           progress: (message, fraction) => {

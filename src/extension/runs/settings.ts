@@ -5,6 +5,7 @@
  * Values are checked by the settings' JSON schema in the UI and again by the worker.
  */
 import * as vscode from 'vscode';
+import { normalizeMemoryLimit, normalizeThreads } from '../../core/memorySettings';
 import type { RunSettings } from './workerProtocol';
 
 export const SLOW_TRACE_ORDERS = ['client_total', 'network_envelope', 'gpu_queue', 'generation', 'unattributed_server'] as const;
@@ -52,6 +53,20 @@ function phaseMapping(raw: unknown): RunSettings['phases'] {
   return byName.size > 0 ? [...byName.values()] : undefined;
 }
 
+/** A setting's value checked as the CLI checks its flag; a bad one throws an Error naming the setting. */
+function checked<T>(setting: string, value: unknown, normalize: (v: never) => T): T {
+  try {
+    return normalize(value as never);
+  } catch (err) {
+    throw new Error(`the setting ${setting} ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * The settings of the next load or analysis. `phasewise.duckdb.memoryLimit` and `.threads` are checked
+ * as the CLI's --memory-limit and --threads are (core/memorySettings.ts); a bad value throws, so the
+ * load does not start and the error names the setting.
+ */
 export function readRunSettings(): RunSettings {
   const c = vscode.workspace.getConfiguration('phasewise');
   const memoryLimit = c.get<string>('duckdb.memoryLimit');
@@ -59,8 +74,8 @@ export function readRunSettings(): RunSettings {
   const windowSize = c.get<string>('analysis.windowSize');
   const count = c.get<number>('slowTraces.count', 10);
   return {
-    ...(memoryLimit !== undefined && memoryLimit.trim() !== '' ? { memoryLimit: memoryLimit.trim() } : {}),
-    ...(typeof threads === 'number' && Number.isInteger(threads) && threads > 0 ? { threads } : {}),
+    ...(memoryLimit !== undefined && memoryLimit.trim() !== '' ? { memoryLimit: checked('phasewise.duckdb.memoryLimit', memoryLimit, normalizeMemoryLimit) } : {}),
+    ...(threads !== undefined && threads !== null ? { threads: checked('phasewise.duckdb.threads', threads, normalizeThreads) } : {}),
     ...(windowSize !== undefined && windowSize.trim() !== '' ? { windowSize: windowSize.trim() } : {}),
     slowTraceCount: Number.isInteger(count) && count > 0 ? Math.min(count, 500) : 10,
     phases: phaseMapping(c.get('analysis.phases')),

@@ -1,11 +1,12 @@
 /**
  * How a failed run operation reaches the user: one notification whose text names the file and line
  * (the core's InputError reads `file:line: expected …, found …`), with a button that opens the file
- * there; the log gets the same line. A cancel is not an error.
+ * there; the log gets the same line. Running out of memory names the settings to change, with a button
+ * that opens them. A cancel is not an error.
  */
 import * as fs from 'fs';
 import * as vscode from 'vscode';
-import { CancelledError, ContractError, InputError } from '../../core/errors';
+import { CancelledError, ContractError, InputError, OutOfMemoryError, outOfMemoryMessage } from '../../core/errors';
 
 /** Opens `file` with the cursor on `line` (1-based). */
 export async function openAt(file: string, line: number | null | undefined): Promise<void> {
@@ -25,6 +26,14 @@ export function showRunError(err: unknown, what: string, log: vscode.LogOutputCh
   if (err instanceof CancelledError) {
     log.info(`${what}: cancelled`);
     return undefined;
+  }
+  if (err instanceof OutOfMemoryError) {
+    const text = outOfMemoryMessage(err, 'editor');
+    log.error(`${what}: ${text}`);
+    void vscode.window.showErrorMessage(`Phasewise: ${text}`, 'Open Settings').then((pick) => {
+      if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'phasewise.duckdb');
+    });
+    return text;
   }
   let text: string;
   let place: { file: string; line: number | null } | undefined;

@@ -4,13 +4,14 @@
  * as tagged plain objects and are revived on the host as the core's error classes. No vscode and no
  * DuckDB import: the host bundle, the worker and plain-Node tests all use this file.
  */
-import { CancelledError, ContractError, InputError } from '../../core/errors';
+import { CancelledError, ContractError, InputError, OutOfMemoryError } from '../../core/errors';
 
 /** An error as it crosses the thread boundary. */
 export type SerializedError =
   | { kind: 'input'; file: string; line: number | null; expected: string; found: string | null }
   | { kind: 'contract'; file: string; lines: string[]; message: string }
   | { kind: 'cancelled' }
+  | { kind: 'memory'; memoryLimit: string; threads: number | null; file: string | null; document: { bytes: number; needs: number } | null }
   | { kind: 'other'; name: string; message: string; stack: string | null };
 
 /** Worker side: any thrown value as a tagged plain object. */
@@ -20,6 +21,9 @@ export function serializeError(err: unknown): SerializedError {
     return { kind: 'input', file: err.file, line: err.line ?? null, expected: err.expected, found: err.found ?? null };
   }
   if (err instanceof ContractError) return { kind: 'contract', file: err.file, lines: err.lines, message: err.message };
+  if (err instanceof OutOfMemoryError) {
+    return { kind: 'memory', memoryLimit: err.memoryLimit, threads: err.threads ?? null, file: err.file ?? null, document: err.document ?? null };
+  }
   if (err instanceof Error) {
     return { kind: 'other', name: err.name, message: err.message, stack: err.stack ?? null };
   }
@@ -35,6 +39,8 @@ export function reviveError(e: SerializedError): Error {
       return new InputError(e.file, e.line ?? undefined, e.expected, e.found ?? undefined);
     case 'contract':
       return new ContractError(e.file, e.lines);
+    case 'memory':
+      return new OutOfMemoryError(e.memoryLimit, e.threads ?? undefined, e.file ?? undefined, e.document ?? undefined);
     case 'other': {
       const err = new Error(e.message);
       err.name = e.name;

@@ -4,8 +4,8 @@ import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index';
 import { FIXTURE } from '../harness/workspace';
-import { activeEditorText, closeQuickInput, notificationTexts, openPalette, paletteRows, runCommandFromPalette } from './workbench';
-import { analyzeWithProgress } from './progressScenario';
+import { activeEditorText, closeQuickInput, notificationTexts, openPalette, paletteRows, pickInFileDialog, runCommandFromPalette } from './workbench';
+import { openWithProgress } from './progressScenario';
 
 export interface E2eOutcome {
   name: string;
@@ -296,10 +296,10 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
         await waitFor(`${name} as the active tab`, 20_000, async () => ((await page.locator('.tabs-container .tab.active', { hasText: name }).count()) > 0 ? true : undefined));
         // The palette's click lands in the editor area; with the form already there that is the webview,
         // and F1 from the webview did not always open the palette: open the form only when it is not shown.
-        const shown = await formFrame(page);
-        const openedBy = shown && (await shown.locator('.cf-title .pw-muted').first().textContent().catch(() => null)) === name ? 'already open' : 'Open as Form';
+        const shown = await formFrame(page, name);
+        const openedBy = shown !== undefined ? 'already open' : 'Open as Form';
         if (openedBy === 'Open as Form') await runCommandFromPalette(page, 'Phasewise: Open as Form');
-        const form = await waitFor('the form webview', 30_000, async () => formFrame(page));
+        const form = await waitFor(`the form webview of ${name}`, 30_000, async () => formFrame(page, name));
         const sum = form.locator('[data-testid="budget-sum-0"]');
         await waitFor('the budget sum', 20_000, async () => ((await sum.textContent()) === 'Σ 12,000 ms = the 12,000 ms SLO: no slack' ? true : undefined));
         const typingAttempts = await typeIntoField(page, form, '/budgets/0/phases/gateway', '400ms');
@@ -321,9 +321,9 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
 
   // 6. A large run: the progress notification says which file, how far, how fast and how long.
   out.push(
-    await attempt('Analyze Run on a 60 MB run shows bytes read, rate and time left while loading', page, ctx, async () => {
-      const screenshot = path.join(ctx.artifacts, 'analyze-run-progress-notification.png');
-      const r = await analyzeWithProgress(page, ctx.workspace, waitFor, async () => {
+    await attempt('Open Run on a 60 MB run shows bytes read, rate and time left while loading', page, ctx, async () => {
+      const screenshot = path.join(ctx.artifacts, 'open-run-progress-notification.png');
+      const r = await openWithProgress(page, ctx.workspace, waitFor, async () => {
         await page.screenshot({ path: screenshot });
       });
       return { ...r, progressScreenshot: screenshot };
@@ -363,10 +363,15 @@ async function typeIntoField(page: Page, form: Frame, pointer: string, text: str
   throw new Error(`typing ${JSON.stringify(text)} into ${pointer} left ${seen.map((v) => JSON.stringify(v)).join(', ')} in the field`);
 }
 
-/** The frame that holds the contract form (webviews are nested iframes of the workbench). */
-async function formFrame(page: Page): Promise<Frame | undefined> {
+/**
+ * The frame that holds the contract form of `name` (webviews are nested iframes of the workbench). By
+ * its file name: the suite can leave another contract's form open, and the first form frame found was
+ * then that one (the budget sum never matched and the scenario timed out).
+ */
+async function formFrame(page: Page, name: string): Promise<Frame | undefined> {
   for (const frame of page.frames()) {
-    if ((await frame.locator('#phasewise-contract-form[data-version]').count().catch(() => 0)) > 0) return frame;
+    if ((await frame.locator('#phasewise-contract-form[data-version]').count().catch(() => 0)) === 0) continue;
+    if ((await frame.locator('.cf-title .pw-muted').first().textContent().catch(() => null))?.trim() === name) return frame;
   }
   return undefined;
 }
@@ -390,22 +395,6 @@ async function openFileByQuickOpen(page: Page, name: string): Promise<void> {
     await page.keyboard.press('Enter');
     return;
   }
-}
-
-/**
- * Picks a folder in the workbench's own file dialog (the web workbench has no native one): its path
- * with a trailing slash shows its content, then the dialog's OK button (the command's open label)
- * takes the folder.
- */
-async function pickInFileDialog(page: Page, folder: string): Promise<void> {
-  const input = page.locator('.quick-input-widget .quick-input-box input').first();
-  await input.waitFor({ state: 'visible', timeout: 20_000 });
-  await input.fill(`${folder}/`);
-  await page.waitForTimeout(1200);
-  const ok = page.locator('.quick-input-widget .monaco-button', { hasText: 'Open Run' }).first();
-  if (await ok.isVisible().catch(() => false)) await ok.click();
-  else await page.keyboard.press('Enter');
-  await page.waitForTimeout(800);
 }
 
 /** Opens the Phasewise container of the activity bar. */

@@ -91,3 +91,19 @@ export async function activeEditorText(page: Page): Promise<string> {
   if ((await lines.count()) === 0) return '';
   return (await lines.first().innerText()).replace(/\u00a0/g, ' ');
 }
+
+/**
+ * Picks a folder in the workbench's own file dialog (the web workbench has no native one): its path
+ * with a trailing slash shows its content, then the dialog's OK button (the command's open label)
+ * takes the folder.
+ */
+export async function pickInFileDialog(page: Page, folder: string): Promise<void> {
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible', timeout: 20_000 });
+  await input.fill(`${folder}/`);
+  await page.waitForTimeout(1200);
+  const ok = page.locator('.quick-input-widget .monaco-button', { hasText: 'Open Run' }).first();
+  if (await ok.isVisible().catch(() => false)) await ok.click();
+  else await page.keyboard.press('Enter');
+  await page.waitForTimeout(800);
+}

@@ -52,7 +52,7 @@ export interface LoadRequest {
   settings: MemorySettings;
   /** A complete database of a run holding a subset of these files: copied, then only the rest is loaded. */
   base?: { key: string; fingerprints: InputFingerprint[] };
-  onFile?: (file: string, bytes: number, side: 'client' | 'server') => void;
+  onFile?: (file: string, bytes: number, side: 'client' | 'server', totalBytes: number) => void;
   progress?: ProgressSink;
   /** The loading store, for a cancel to interrupt. */
   onStore?: (store: DuckStore) => void;
