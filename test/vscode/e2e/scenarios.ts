@@ -371,7 +371,9 @@ async function typeIntoField(page: Page, form: Frame, pointer: string, text: str
 async function formFrame(page: Page, name: string): Promise<Frame | undefined> {
   for (const frame of page.frames()) {
     if ((await frame.locator('#phasewise-contract-form[data-version]').count().catch(() => 0)) === 0) continue;
-    if ((await frame.locator('.cf-title .pw-muted').first().textContent().catch(() => null))?.trim() === name) return frame;
+    // The title shows the document's file name (a path or a base name): compared by base name.
+    const shown = (await frame.locator('.cf-title .pw-muted').first().textContent().catch(() => null))?.trim();
+    if (shown !== undefined && shown !== '' && path.basename(shown) === name) return frame;
   }
   return undefined;
 }
