@@ -46,7 +46,8 @@ export async function openWithProgress(page: Page, workspace: string, waitFor: W
   // A folder is an ambiguous pick: the checklist says what was recognised, both files checked.
   await waitForQuickly('the checklist of recognised files', 30_000, async () => {
     const rows = await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts().catch(() => [] as string[]);
-    return rows.some((r) => r.includes('k6.ndjson')) && rows.some((r) => r.includes('spans.otlp.jsonl')) ? true : undefined;
+    // The rows' details are the files' paths: the replicated run's, not another folder's.
+    return rows.some((r) => r.includes(path.join(dir, 'k6.ndjson'))) && rows.some((r) => r.includes(path.join(dir, 'spans.otlp.jsonl'))) ? true : undefined;
   });
   await page.waitForTimeout(300);
   await page.keyboard.press('Enter');
@@ -56,6 +57,9 @@ export async function openWithProgress(page: Page, workspace: string, waitFor: W
     const texts = await page.locator('.notification-toast .notification-list-item-message').allInnerTexts().catch(() => [] as string[]);
     return texts.find((t) => PROGRESS_TEXT.test(t));
   });
+  // The total is both files of this run (the share is of the whole load, not of the file being read).
+  const total = / of ([0-9.]+) MB \(/.exec(progress)?.[1];
+  if (total === undefined || Math.abs(Number(total) - bytes / 1e6) > 0.1) throw new Error(`the progress says ${JSON.stringify(progress)}, not the ${(bytes / 1e6).toFixed(1)} MB of the run`);
   await seen(progress);
   await waitFor('the report editor', 240_000, async () => ((await editorTabTitles(page)).length > tabsBefore ? true : undefined));
   await closeQuickInput(page);

@@ -100,8 +100,14 @@ export async function activeEditorText(page: Page): Promise<string> {
 export async function pickInFileDialog(page: Page, folder: string): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
   await input.waitFor({ state: 'visible', timeout: 20_000 });
-  await input.fill(`${folder}/`);
-  await page.waitForTimeout(1200);
+  // On a busy machine the dialog can put its default folder (the last one used) into the box after
+  // the fill: fill again until the box keeps the folder asked for.
+  for (let attempt = 1; ; attempt++) {
+    await input.fill(`${folder}/`);
+    await page.waitForTimeout(1200);
+    if ((await input.inputValue().catch(() => '')) === `${folder}/`) break;
+    if (attempt >= 4) throw new Error(`the file dialog kept ${JSON.stringify(await input.inputValue().catch(() => ''))} instead of ${folder}/`);
+  }
   const ok = page.locator('.quick-input-widget .monaco-button', { hasText: 'Open Run' }).first();
   if (await ok.isVisible().catch(() => false)) await ok.click();
   else await page.keyboard.press('Enter');
