@@ -118,11 +118,7 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       ctx,
       async () => {
         // A clean editor area (the suite left its panels and editors open), as a user would start.
-        await runCommandFromPalette(page, 'View: Close All Editor Groups');
-        // The suite's generated k6 scripts are unsaved: they are not kept.
-        const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" }).first();
-        if (await dontSave.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) await dontSave.click();
-        await page.waitForTimeout(800);
+        await closeAllEditors(page);
         await runCommandFromPalette(page, 'Phasewise: Open Run');
         await pickInFileDialog(page, samples);
         const checklist = await waitFor('the checklist of recognised files', 30_000, async () => {
@@ -291,6 +287,9 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
         const name = path.basename(FIXTURE.formContract);
         const onDisk = (): string => fs.readFileSync(path.join(ctx.workspace, FIXTURE.formContract), 'utf8');
         const before = onDisk();
+        // A clean editor area first: the scenarios before leave forms of this file open in two groups
+        // (the same file name in two frames: seen in the failure's screenshot), and unsaved scripts.
+        await closeAllEditors(page);
         await openFileByQuickOpen(page, name);
         // The text editor, or the form if the suite left that as the file's last editor.
         await waitFor(`${name} as the active tab`, 20_000, async () => ((await page.locator('.tabs-container .tab.active', { hasText: name }).count()) > 0 ? true : undefined));
@@ -386,6 +385,18 @@ async function formFrame(page: Page, name: string): Promise<Frame | undefined> {
     if (shown !== undefined && shown !== '' && path.basename(shown) === name) return frame;
   }
   return undefined;
+}
+
+/** Closes every editor group; what is unsaved (the suite's generated k6 scripts, a form's edit) is not kept. */
+async function closeAllEditors(page: Page): Promise<void> {
+  await runCommandFromPalette(page, 'View: Close All Editor Groups');
+  const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" }).first();
+  // One dialog per unsaved editor, or one for all of them.
+  for (let i = 0; i < 5 && (await dontSave.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)); i++) {
+    await dontSave.click();
+    await page.waitForTimeout(300);
+  }
+  await page.waitForTimeout(800);
 }
 
 /** Opens a workspace file the way a person does: Quick Open, type its name, Enter. */
