@@ -3,27 +3,15 @@ import type { ContractFormModel, FormEdit } from '../../../core/contract/form/ty
 import type { TextEdit } from '../../../core/contract';
 import type { Report } from '../../../core/report/model';
 import { HostChannel } from '../../../protocol/channel';
-import { Copy, ReportProblem, ThemeChanged, type ThemeKind } from '../../../protocol/common';
+import { Copy, ReportProblem, ThemeChanged } from '../../../protocol/common';
 import * as F from '../../../protocol/contractForm';
 import { encodeJson } from '../../../protocol/schema';
+import { themeKind } from '../../panels/panelHost';
 import { toRange } from '../documents';
 import type { Registry } from '../../registry';
 import type { ContractResult, ContractService } from '../service';
 import type { K6Preview } from '../worker/workerProtocol';
 import type { RunSelection } from './runs';
-
-function themeKind(kind: vscode.ColorThemeKind): ThemeKind {
-  switch (kind) {
-    case vscode.ColorThemeKind.Light:
-      return 'light';
-    case vscode.ColorThemeKind.HighContrast:
-      return 'high-contrast';
-    case vscode.ColorThemeKind.HighContrastLight:
-      return 'high-contrast-light';
-    default:
-      return 'dark';
-  }
-}
 
 function k6Params(k6: K6Preview | undefined, open: boolean): F.K6PreviewParams {
   return open && k6 ? k6 : null;
