@@ -9,8 +9,8 @@
  * - no HTTP status (NULL or 0: connection refused/reset, DNS, TLS, k6 1xxx network codes) → transport_failed;
  * - any other 4xx/5xx → failed.
  */
-export const OUTCOMES = ['succeeded', 'rejected', 'timed_out', 'transport_failed', 'canceled', 'failed'] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+import type { Outcome } from '../outcomes';
+export { OUTCOMES, type Outcome } from '../outcomes';
 
 /** SQL CASE for the outcome of a request; the arguments are SQL expressions (never user text). */
 export function outcomeFromStatusSql(status: string, errorCode: string): string {

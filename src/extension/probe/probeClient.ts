@@ -4,7 +4,7 @@
  */
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import type { ProbeJob, ProbeWorkerMessage } from './probeProtocol';
+import { probeWorkerMessage, type CancelMessage, type ProbeJob, type ProbeWorkerMessage } from './probeProtocol';
 
 export type ProbeAnswer = Extract<ProbeWorkerMessage, { type: 'probe' | 'series' }>;
 
@@ -15,10 +15,14 @@ export function runProbeJob(job: ProbeJob, onStage: (text: string) => void, canc
   return new Promise<ProbeAnswer>((resolve, reject) => {
     let done = false;
     cancel.onCancel(() => {
-      worker.postMessage({ type: 'cancel' });
+      const message: CancelMessage = { type: 'cancel' };
+      worker.postMessage(message);
       setTimeout(() => void worker.terminate(), 5000).unref();
     });
-    worker.on('message', (m: ProbeWorkerMessage) => {
+    worker.on('message', (received: unknown) => {
+      const wrong = probeWorkerMessage.check(received, 'probe worker message');
+      if (wrong !== undefined) return finish(() => reject(new TypeError(wrong)));
+      const m = received as ProbeWorkerMessage;
       if (m.type === 'stage') onStage(m.text);
       else if (m.type === 'error') finish(() => reject(new Error(m.message)));
       else finish(() => resolve(m));

@@ -18,17 +18,20 @@ import { runSeries } from '../../core/probe/series';
 import { toProbeRecord } from '../../core/probe/records';
 import type { TraceBackend, TraceLook } from '../../core/probe/backends/backend';
 import type { ProbeResult } from '../../core/probe/result';
-import type { ProbeJob, ProbeWorkerMessage } from './probeProtocol';
+import { assertMatches } from '../../protocol/schema';
+import { cancelMessage, probeJob, type ProbeWorkerMessage } from './probeProtocol';
 
 async function main(): Promise<void> {
   const port = parentPort;
   if (port === null) throw new Error('probeWorker.js runs only as a worker thread');
-  const job = workerData as ProbeJob;
   const post = (m: ProbeWorkerMessage): void => port.postMessage(m);
   const controller = new AbortController();
-  port.on('message', () => controller.abort());
+  port.on('message', (m: unknown) => {
+    if (cancelMessage.check(m, 'message') === undefined) controller.abort();
+  });
   let embedded: EmbeddedReceiver | undefined;
   try {
+    const job = assertMatches(probeJob, workerData, 'probe job');
     const { options } = await analysisFor(job.contract);
     const spansFile = job.kind === 'series' && job.outDir ? path.join(job.outDir, 'spans.otlp.jsonl') : undefined;
     if (job.backend.kind === 'receiver') {
