@@ -111,6 +111,12 @@ export interface StageWindow {
   label: string;
   startMs: number;
   endMs: number;
+  /**
+   * The target start rate (requests/s) at the stage's start and end (k6 ramps linearly between them):
+   * arrival executors only; absent for VU targets.
+   */
+  targetFromPerS?: number;
+  targetToPerS?: number;
 }
 
 /** What identifies the contract a report was evaluated against. */

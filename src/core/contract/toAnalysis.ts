@@ -82,10 +82,18 @@ function tokenBands(contract: LoadContract): TokenBands | undefined {
 function stageWindows(contract: LoadContract): StageWindow[] {
   const w = contract.workload;
   let start = 0;
+  // Requests per second of a target (hybrid: sessions × calls per session), for the stage table's target rate.
+  const perSecond = (target: number): number => (target / w.timeUnitMs) * 1000 * (w.model === 'hybrid' ? (w.callsPerSession ?? 1) : 1);
+  let from = w.startRate ?? 0;
   return (w.stages ?? []).map((s, i) => {
     // k6 ramps linearly to each stage's target: the label names the target the stage ends at.
     const unit = isArrivalExecutor(w.executor) ? `/${w.timeUnitMs === 1000 ? 's' : `${w.timeUnitMs} ms`}` : ' VUs';
-    const window = { label: `stage ${i + 1} (→ ${s.target}${unit})`, startMs: start, endMs: start + s.durationMs };
+    const window: StageWindow = { label: `stage ${i + 1} (→ ${s.target}${unit})`, startMs: start, endMs: start + s.durationMs };
+    if (isArrivalExecutor(w.executor)) {
+      window.targetFromPerS = perSecond(from);
+      window.targetToPerS = perSecond(s.target);
+    }
+    from = s.target;
     start += s.durationMs;
     return window;
   });

@@ -6,9 +6,11 @@
 import type { GateCategory, GateStat } from '../analysis/options';
 import type { GroupFigures, Grouping, JoinBias, Provenance, UserObserved } from './modelGroups';
 import type { Diagnosis, DiagnosisStatus, WindowSeries } from './modelSeries';
+import type { StagesReport } from './modelStages';
 
 export type * from './modelGroups';
 export type * from './modelSeries';
+export type * from './modelStages';
 
 /** Quantiles with linear interpolation (DuckDB quantile_cont); every figure carries its n. */
 export interface QuantileSummary {
@@ -242,4 +244,6 @@ export interface Report {
   user_observed: UserObserved;
   /** What a later comparison needs: inputs with their SHA-256, the contract, resources, options. */
   provenance: Provenance;
+  /** A stepped run's figures per stage (declared or detected) and the knee. */
+  stages: StagesReport;
 }

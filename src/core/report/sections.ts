@@ -24,6 +24,7 @@ import {
 } from './summarySections';
 import { groupsSection, joinBiasSection, provenanceSection, userObservedSection } from './populationSections';
 import { diagnosesSection, windowSeriesSection } from './seriesSections';
+import { stagesSection } from './stagesSection';
 
 /** Builds the report's content (sections in reading order) from the Report model. */
 export function buildReportDocument(report: Report): ReportDocument {
@@ -33,6 +34,7 @@ export function buildReportDocument(report: Report): ReportDocument {
     joinBiasSection(report),
     tailAttributionSection(report),
     diagnosesSection(report),
+    stagesSection(report),
     groupsSection(report),
     metricTableSection('Decomposition', `matched successful requests (n per row; ${report.join.matched} requests matched in all)`, report.metrics),
     metricTableSection('Client only', 'all successful client requests (comparable with k6)', report.client_only),

@@ -104,9 +104,10 @@ describe('contractToAnalysis: what the issue-17 sections read from the contract'
     const saturation = contractToAnalysis(await load('saturation.loadcontract.yaml')).options;
     // Stages 10 s, 10 m, 10 s, …: each window starts where the previous one ended.
     assert.deepStrictEqual(saturation.stages?.slice(0, 3), [
-      { label: 'stage 1 (→ 5/s)', startMs: 0, endMs: 10_000 },
-      { label: 'stage 2 (→ 5/s)', startMs: 10_000, endMs: 610_000 },
-      { label: 'stage 3 (→ 10/s)', startMs: 610_000, endMs: 620_000 },
+      // The target rate at each end: start_rate 0 ramps to 5/s, holds, ramps to 10/s.
+      { label: 'stage 1 (→ 5/s)', startMs: 0, endMs: 10_000, targetFromPerS: 0, targetToPerS: 5 },
+      { label: 'stage 2 (→ 5/s)', startMs: 10_000, endMs: 610_000, targetFromPerS: 5, targetToPerS: 5 },
+      { label: 'stage 3 (→ 10/s)', startMs: 610_000, endMs: 620_000, targetFromPerS: 5, targetToPerS: 10 },
     ]);
   });
 

@@ -3,9 +3,10 @@
  * (one below the 200-call floor), two fixed windows where the queue doubled, one diagnosis, a biased
  * join and the provenance of two inputs.
  */
+import { handBuiltStages } from './handBuiltStages';
 import type { GroupFigures, Report, SeriesStat, SeriesWindow, UserObserved } from '../../../src/core/report/model';
 
-type Extended = Pick<Report, 'grouping' | 'groups' | 'window_series' | 'diagnoses' | 'diagnosis_status' | 'join_bias' | 'user_observed' | 'provenance'>;
+type Extended = Pick<Report, 'grouping' | 'groups' | 'window_series' | 'diagnoses' | 'diagnosis_status' | 'join_bias' | 'user_observed' | 'provenance' | 'stages'>;
 
 const stat = (n: number, p50: number, p95: number): SeriesStat => ({ n, p50, p95, p99: p95 + 10, mean: (p50 + p95) / 2 });
 const q = (n: number, p50: number, p95: number) => ({ n, p50, p95, p99: p95 + 10, mean: (p50 + p95) / 2, min: p50 / 2, max: p95 + 100 });
@@ -141,5 +142,6 @@ export function handBuiltExtended(): Extended {
       sampling: { declared: 1, source: 'contract' },
       options: { windowSizeMs: 30_000 },
     },
+    stages: handBuiltStages(),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The report sections beside the whole-run figures: groups, the window series with the worst window
- * per SLO metric, the diagnoses, the join-bias test, the user-observed figures and the provenance.
+ * per SLO metric, the diagnoses, the join-bias test, the user-observed figures, the provenance and the
+ * stages with the knee.
  * buildReport appends them after the sections it has always written, so those stay as they were.
  */
 import type { Report } from '../../report/model';
@@ -16,9 +17,10 @@ import type { AnalysisOptions, GateSpec } from '../options';
 import { windowSpecOf } from '../series/windowGrid';
 import { computeWindowSeries } from '../series/windowSeries';
 import { seriesReport } from '../series/seriesReport';
+import { computeStages } from '../stages/stagesReport';
 import type { FigureCache } from './figureCache';
 
-export type ExtendedSections = Pick<Report, 'grouping' | 'groups' | 'window_series' | 'diagnoses' | 'diagnosis_status' | 'join_bias' | 'user_observed' | 'provenance'>;
+export type ExtendedSections = Pick<Report, 'grouping' | 'groups' | 'window_series' | 'diagnoses' | 'diagnosis_status' | 'join_bias' | 'user_observed' | 'provenance' | 'stages'>;
 
 export async function computeExtendedSections(
   store: QueryRunner,
@@ -43,5 +45,6 @@ export async function computeExtendedSections(
     join_bias: judgeJoinBias(bias, options.declaredSampling ?? null),
     user_observed: await computeUserObserved(store, options.timeoutMs ?? null),
     provenance: buildProvenance(loaded, options),
+    stages: await computeStages(store, options, phaseColumns, spec.kind === 'stages' ? windows : undefined),
   };
 }
