@@ -18,7 +18,9 @@ phasewise analyze --run FILE... --spans FILE... [options]
   --run FILE...          client side: k6 JSON/CSV output, k6 summary, per-request records (NDJSON/CSV)
   --spans FILE...        server side: OTLP JSON, Jaeger JSON, Zipkin v2 JSON (gzip accepted)
                          either alone works (client-only or server-only figures)
-  --contract FILE        load contract: phases, windows and gates
+  --contract FILE        load contract: phases, windows, stages and gates (a stepped run, from the
+                         contract's stages or the steps found in the schedule, gets a stage table
+                         and its knee: 'stages' in --format json)
   --threshold EXPR       a gate, repeatable: METRIC.STAT OP LIMIT, e.g. 'client_total_ms.p95<=2000',
                          'gpu_queue_ms.p95<=400', 'error_rate.value<=1%', 'dropped_iterations.value<=0'
   --window DURATION      window size for per-window figures (default 30s)
