@@ -62,7 +62,7 @@ export function findKnee(rows: readonly StageRow[], queueOwner: string | null): 
   const checks: StageCheck[] = [];
   let knee: Knee | null = null;
   candidates.forEach((row, i) => {
-    const base = [...candidates.slice(0, i)].reverse().find((b) => b.started_per_s > 0 && b.started_per_s <= (1 - KNEE.minLoadRise) * row.started_per_s);
+    const base = candidates.slice(0, i).reverse().find((b) => b.started_per_s > 0 && b.started_per_s <= (1 - KNEE.minLoadRise) * row.started_per_s);
     const gains = queueTest(row, base, queueOwner);
     const target = targetTest(row);
     const reasons: KneeReason[] = [];
