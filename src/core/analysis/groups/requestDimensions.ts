@@ -3,10 +3,10 @@
  * dimension (groups/dimensions.ts says where each comes from) and the request's matched root; and the
  * view `request_groups` that puts them beside request_breakdown. The server side is read once per
  * loaded run: the attributes of the spans under the matched roots, each span's attribute list typed
- * at most once for all keys (ProjectedAttributeLookups), the shallowest span with a key giving its value.
+ * once for all keys (index/firstAttributes.ts), the shallowest span with a key giving its value.
  */
 import type { QueryRunner } from '../../store/duckStore';
-import { ProjectedAttributeLookups } from '../index/attributeLookups';
+import { firstAttributeValuesSql } from '../index/firstAttributes';
 import { SqlParams } from '../sql/params';
 import { exec } from '../sql/statement';
 import { SERVER_KEYS } from './dimensions';
@@ -30,14 +30,11 @@ export async function buildRequestDimensions(store: QueryRunner): Promise<void> 
      ORDER BY ci.row_id`,
   );
   const params = new SqlParams();
-  const attrs = new ProjectedAttributeLookups(params, 'q');
   const groups = Object.values(SERVER_KEYS);
   const keys: string[] = [...new Set<string>(groups.flat())];
-  // Each key's value once per span (a projected column), then per root the value of the shallowest
-  // span that has it: arg_min over an integer (depth, node) key, cheaper than a list key.
-  const values = keys.map((k, i) => `${attrs.value(k)} AS v${i}`);
-  const first = (group: readonly string[]): string =>
-    `coalesce(${group.map((k) => `arg_min(v${keys.indexOf(k)}, rank) FILTER (WHERE v${keys.indexOf(k)} IS NOT NULL)`).join(', ')})`;
+  // Per root, each key's value on the shallowest span that has one (firstAttributes.ts), ranked by an
+  // integer (depth, node) key; then per dimension the first of its keys that has a value.
+  const first = (group: readonly string[]): string => `coalesce(${group.map((k) => `max(val) FILTER (WHERE k = ${keys.indexOf(k) + 1})`).join(', ')})`;
   await exec(
     store,
     'dim_server',
@@ -45,12 +42,13 @@ export async function buildRequestDimensions(store: QueryRunner): Promise<void> 
      SELECT top_node AS root_node, ${first(SERVER_KEYS.model)} AS model, ${first(SERVER_KEYS.route)} AS route,
             ${first(SERVER_KEYS.region)} AS region, ${first(SERVER_KEYS.priority)} AS priority,
             ${first(SERVER_KEYS.streaming)} AS streaming, TRY_CAST(${first(SERVER_KEYS.inputTokens)} AS DOUBLE) AS input_tokens
-     FROM (
-       SELECT q.top_node, q.depth::BIGINT * 4294967296 + q.node_id AS rank, ${values.join(', ')}
-       FROM ${attrs.from(`SELECT i.node_id, i.top_node, i.depth, s.attributes, s.otlp_attributes
-         FROM span_index i JOIN spans s ON s.rowid = i.node_id
-         WHERE i.top_node IN (SELECT root_node FROM dim_roots WHERE root_node IS NOT NULL)`)}
-     ) WHERE ${keys.map((_, i) => `v${i} IS NOT NULL`).join(' OR ')}
+     FROM (${firstAttributeValuesSql(
+       params,
+       `SELECT i.top_node, i.depth::BIGINT * 4294967296 + i.node_id AS rank, s.attributes, s.otlp_attributes
+        FROM span_index i JOIN spans s ON s.rowid = i.node_id
+        WHERE i.top_node IN (SELECT root_node FROM dim_roots WHERE root_node IS NOT NULL)`,
+       keys,
+     )})
      GROUP BY top_node`,
     params.values,
   );
