@@ -44,6 +44,16 @@ export function otlpMayHaveSql(json: string, key: string): string {
 }
 
 /**
+ * The same test for several keys at once (NULL for NULL text): true exactly when otlpMayHaveSql is
+ * true for one of them, as one regular expression of the literal `"key":` + to_json(key) texts
+ * (regexp_escape'd) that scans the text once. Over bound parameters it is folded to a constant pattern.
+ */
+export function otlpMayHaveAnySql(json: string, keys: readonly string[]): string {
+  const literals = keys.map((k) => `regexp_escape(to_json(${k}::VARCHAR)::VARCHAR)`).join(` || '|' || `);
+  return `regexp_matches(${json}, '"key":(?:' || ${literals} || ')')`;
+}
+
+/**
  * SQL for the value of attribute `key` (a bound parameter or a quoted constant) of the span row
  * `alias` of `spans`, as a string; NULL when absent. OTLP lists with a key twice (the spec forbids
  * it) give the first value.

@@ -13,9 +13,9 @@
  *
  * Use: build the outer expressions with value()/has() first (they register the keys), then select
  * them FROM from(<a SELECT exposing the row's attributes and otlp_attributes>), which wraps the
- * source in two projections (one test per key, then the typing) under the row alias.
+ * source in projections (the text tests, then the typing) under the row alias.
  */
-import { OTLP_KEY_VALUES, otlpAnyValueSql, otlpMayHaveSql } from '../../store/spanAttributes';
+import { OTLP_KEY_VALUES, otlpAnyValueSql, otlpMayHaveAnySql, otlpMayHaveSql } from '../../store/spanAttributes';
 import type { SqlParams } from '../sql/params';
 
 /** Attribute lookups on a row under its alias: what the phase selectors need (breakdown/phaseSelect.ts). */
@@ -61,10 +61,19 @@ export class SpanAttributeLookups implements AttributeReader {
    * list `typed_kv`, aliased as the row alias.
    */
   from(source: string): string {
-    const tests = [...this.keys.values()].map(([k, i]) => `${this.mayHave('b.otlp_attributes', k)} AS names_key_${i}`);
-    const any = [...this.keys.values()].map(([, i]) => `f.names_key_${i}`).join(' OR ');
-    const typed = any === '' ? 'NULL' : `CASE WHEN ${any} THEN json_transform(f.otlp_attributes, '${OTLP_KEY_VALUES}') END`;
-    return `(SELECT f.*, ${typed} AS typed_kv FROM (SELECT b.*${tests.map((t) => `, ${t}`).join('')} FROM (${source}) b) f) ${this.row}`;
+    const entries = [...this.keys.values()];
+    if (entries.length < 2) {
+      const tests = entries.map(([k, i]) => `${this.mayHave('b.otlp_attributes', k)} AS names_key_${i}`);
+      const typed = entries.length === 0 ? 'NULL' : `CASE WHEN f.names_key_0 THEN json_transform(f.otlp_attributes, '${OTLP_KEY_VALUES}') END`;
+      return `(SELECT f.*, ${typed} AS typed_kv FROM (SELECT b.*${tests.map((t) => `, ${t}`).join('')} FROM (${source}) b) f) ${this.row}`;
+    }
+    // Several keys: one regular expression tests the text for any of them (one pass over it: a third
+    // of the CPU of one substring test per key, 4 keys over 551k lists), and the per-key tests run
+    // only on the texts that passed.
+    const any = `coalesce(${otlpMayHaveAnySql('b.otlp_attributes', entries.map(([k]) => k))}, false)`;
+    const tests = entries.map(([k, i]) => `CASE WHEN a.names_any THEN ${this.mayHave('a.otlp_attributes', k)} ELSE false END AS names_key_${i}`);
+    const typed = `CASE WHEN f.names_any THEN json_transform(f.otlp_attributes, '${OTLP_KEY_VALUES}') END`;
+    return `(SELECT f.*, ${typed} AS typed_kv FROM (SELECT a.*, ${tests.join(', ')} FROM (SELECT b.*, ${any} AS names_any FROM (${source}) b) a) f) ${this.row}`;
   }
 
   private key(key: string): [string, number] {
