@@ -3,7 +3,7 @@ import { SpanAttributeLookups } from '../../../../src/core/analysis/index/attrib
 import { SqlParams } from '../../../../src/core/analysis/sql/params';
 import { loadFiles } from '../../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../../src/core/store/duckStore';
-import { spanAttributeSql, spanHasAttributeSql } from '../../../../src/core/store/spanAttributes';
+import { otlpMayHaveAnySql, otlpMayHaveSql, spanAttributeSql, spanHasAttributeSql } from '../../../../src/core/store/spanAttributes';
 import { fixture } from '../../../helpers/paths';
 
 /**
@@ -73,5 +73,41 @@ describe('span attribute lookups typed once per span (attributeLookups.ts)', () 
     // python3: 812 spans in the file (the reader keeps duplicates as rows).
     const [row] = await store.all<{ n: number; typed: number }>(`SELECT count(*) AS n, count(s.typed_kv) AS typed FROM ${attrs.from('SELECT * FROM spans')}`);
     assert.deepStrictEqual(row, { n: 812, typed: 0 });
+  });
+});
+
+describe('the text test for several keys at once (otlpMayHaveAnySql)', () => {
+  it('is true exactly when the test of one of the keys is, keys with pattern characters included', async () => {
+    const store = new DuckStore({ threads: 1 });
+    try {
+      const keys = ['a.b', 'x|y', 'q(1)+', 'say "hi"', 'back\\slash', 'ключ'];
+      // Texts as DuckDB writes a KeyValue list (compact, to_json's escapes), and near misses.
+      const texts = [
+        '[{"key":"a.b","value":{}}]',
+        '[{"key":"aXb","value":{}}]',
+        '[{"key":"x|y","value":{}}]',
+        '[{"key":"x","value":{}}]',
+        '[{"key":"q(1)+","value":{}}]',
+        '[{"key":"q1","value":{}}]',
+        '[{"key":"say \\"hi\\"","value":{}}]',
+        '[{"key":"back\\\\slash","value":{}}]',
+        '[{"key":"ключ","value":{}}]',
+        '[{"key":"other","value":{"stringValue":"a.b"}}]',
+      ];
+      // By hand: texts 0, 2, 4, 6, 7 and 8 name one of the keys as a key; 1, 3, 5 and 9 do not.
+      const expected = [true, false, true, false, true, false, true, true, true, false];
+      const params = new SqlParams();
+      const ks = keys.map((k) => params.bind(k));
+      const rowsSql = texts.map((text, i) => `(${params.bind(text)}, ${i})`).join(', ');
+      const rows = await store.all<{ any: boolean; each: boolean }>(
+        `SELECT ${otlpMayHaveAnySql('x', ks)} AS any, ${ks.map((k) => otlpMayHaveSql('x', k)).join(' OR ')} AS each
+         FROM (VALUES ${rowsSql}) v(x, i) ORDER BY i`,
+        params.values,
+      );
+      assert.deepStrictEqual(rows.map((r) => r.any), expected);
+      assert.deepStrictEqual(rows.map((r) => r.each), expected);
+    } finally {
+      await store.close();
+    }
   });
 });
