@@ -13,6 +13,9 @@ import { skippedTotal } from './skips';
 import { sniffFile, type FormatId, type SniffResult } from './sniff';
 import type { ProgressSink, Reader } from './types';
 import { readZipkin } from './zipkin';
+import { readAiperf } from './aiperf';
+import { readGuidellm } from './guidellm';
+import { readVllmBench } from './vllmBench';
 
 const READERS: Record<FormatId, Reader> = {
   'k6-json': readK6Json,
@@ -23,6 +26,9 @@ const READERS: Record<FormatId, Reader> = {
   'otlp-json': readOtlp,
   'jaeger-json': readJaeger,
   'zipkin-json': readZipkin,
+  'aiperf-jsonl': readAiperf,
+  'vllm-bench-json': readVllmBench,
+  'guidellm-json': readGuidellm,
 };
 
 export interface LoadedFile {

@@ -1,6 +1,7 @@
 import { open } from 'fs/promises';
 import { createGunzip } from 'zlib';
 import { InputError } from '../errors';
+import { sniffToolFormat, TOOL_FORMATS_EXPECTED, type ToolFormatId } from './toolSniff';
 
 export type FormatId =
   | 'k6-json'
@@ -10,7 +11,8 @@ export type FormatId =
   | 'records-csv'
   | 'otlp-json'
   | 'jaeger-json'
-  | 'zipkin-json';
+  | 'zipkin-json'
+  | ToolFormatId;
 
 export interface SniffResult {
   format: FormatId;
@@ -30,7 +32,7 @@ const HEAD_BYTES = 64 * 1024;
 const FIRST_LINE_BYTES = 64 * 1024 * 1024;
 
 export const EXPECTED_FORMATS =
-  'k6 JSON output (--out json), k6 CSV output, a k6 summary, per-request records (NDJSON/CSV), OTLP JSON, Jaeger JSON or Zipkin v2 JSON';
+  `k6 JSON output (--out json), k6 CSV output, a k6 summary, per-request records (NDJSON/CSV), OTLP JSON, Jaeger JSON or Zipkin v2 JSON, ${TOOL_FORMATS_EXPECTED}`;
 
 /** Reads the file's (decompressed) text: at least 64 KiB, and on to the end of the first line (up to 64 MiB). */
 export async function readHead(file: string): Promise<{ text: string; gzip: boolean }> {
@@ -143,6 +145,11 @@ export async function sniffFile(file: string): Promise<SniffResult> {
 
   // Line-delimited JSON: the first line is a complete object.
   const oneLineObject = line.startsWith('{') && line.endsWith('}') && isJson(line);
+  // Other load generators' per-request files (toolSniff.ts), first: a guidellm report on one line has
+  // "request_id" keys, which the records check below would take for per-request records.
+  const tool = sniffToolFormat(line, head, oneLineObject);
+  if (tool) return { format: tool, side: 'client', gzip, lineDelimited: tool === 'aiperf-jsonl' };
+
   if (oneLineObject) {
     if (/"type"\s*:\s*"(Metric|Point)"/.test(line)) return { format: 'k6-json', side: 'client', gzip, lineDelimited: true };
     if (/"resourceSpans"\s*:/.test(line)) return { format: 'otlp-json', side: 'server', gzip, lineDelimited: true };

@@ -25,10 +25,32 @@ describe('sniffing client-side files', () => {
       [fixture('client-readers', 'k6-summary-export-legacy.json'), 'k6-summary'],
       [fixture('client-readers', 'k6-joined-slice.csv'), 'k6-csv'],
       [fixture('client-readers', 'records-slice.csv'), 'records-csv'],
+      [fixture('tools', 'aiperf-profile_export.from-docs.jsonl'), 'aiperf-jsonl'],
+      [fixture('tools', 'vllm-bench-serve.save-detailed.from-code.json'), 'vllm-bench-json'],
+      [fixture('tools', 'guidellm-report.from-schema.json'), 'guidellm-json'],
     ];
     for (const [file, format] of cases) {
       assert.strictEqual((await sniffFile(file)).format, format, path.basename(file));
     }
+  });
+
+  it('takes no shared sample (k6, records, OTLP, Jaeger, Zipkin, Tempo) for another load generator', async () => {
+    const tools = new Set(['aiperf-jsonl', 'vllm-bench-json', 'guidellm-json']);
+    const files = fs.readdirSync(sharedSamplesDir, { recursive: true, encoding: 'utf8' })
+      .map((f) => path.join(sharedSamplesDir, f))
+      .filter((f) => fs.statSync(f).isFile() && !f.endsWith('.md') && !f.endsWith('.pb'));
+    assert.ok(files.length >= 20, `${files.length} samples`);
+    for (const file of files) {
+      const format = await sniffFile(file).then((s) => s.format, () => 'refused');
+      assert.ok(!tools.has(format), `${path.relative(sharedSamplesDir, file)} sniffed as ${format}`);
+    }
+  });
+
+  it('reads a vLLM result on one line and a guidellm report on one line as documents, not records', async () => {
+    const one = path.join(dir, 'guidellm-one-line.json');
+    fs.writeFileSync(one, JSON.stringify(JSON.parse(fs.readFileSync(fixture('tools', 'guidellm-report.from-schema.json'), 'utf8'))));
+    assert.deepStrictEqual(await sniffFile(one), { format: 'guidellm-json', side: 'client', gzip: false, lineDelimited: false });
+    assert.deepStrictEqual(await sniffFile(fixture('tools', 'vllm-bench-serve.save-detailed.from-code.json')), { format: 'vllm-bench-json', side: 'client', gzip: false, lineDelimited: false });
   });
 
   it('rejects an empty file with an InputError naming the file', async () => {
