@@ -6,7 +6,7 @@
 import { existsSync, rmSync } from 'fs';
 import * as path from 'path';
 import { DIMENSIONS, dimensionDecl, suggestDimension } from '../core/analysis/groups/dimensions';
-import type { AnalysisOptions, GateSpec } from '../core/analysis/options';
+import { DEFAULT_REQUEST_ID_ATTRIBUTE, type AnalysisOptions, type GateSpec, type JoinKey } from '../core/analysis/options';
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
 import { checkLoadComplete, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
@@ -31,6 +31,7 @@ export const SESSION_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'min-group-size': { kind: 'string' },
   slow: { kind: 'string' },
   'trace-tag': { kind: 'string' },
+  'join-by': { kind: 'string' },
   threshold: { kind: 'list' },
   progress: { kind: 'boolean' },
   quiet: { kind: 'boolean', alias: 'q' },
@@ -81,8 +82,24 @@ export async function resolveAnalysis(args: ParsedArgs): Promise<{ options: Anal
     if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(tag)) throw new UsageError(`--trace-tag expects a k6 tag name, got '${tag}'`);
     options.traceIdTag = tag;
   }
+  const joinBy = flagString(args, 'join-by');
+  if (joinBy !== undefined) {
+    // By trace ID is the default: unset, so the derived tables keep the stamp a run without the flag has.
+    const key = parseJoinBy(joinBy);
+    options.joinKey = key.by === 'trace_id' ? undefined : key;
+  }
   for (const text of flagList(args, 'threshold')) gates.push(parseThreshold(text, options.phases));
   return { options, gates };
+}
+
+/** `--join-by trace-id`, `--join-by request-id` or `--join-by request-id=ATTRIBUTE` (the contract's trace.id_source / id_attribute). */
+export function parseJoinBy(value: string): JoinKey {
+  const [by, attribute, ...rest] = value.split('=');
+  if (by === 'trace-id' && attribute === undefined) return { by: 'trace_id' };
+  if (by === 'request-id' && rest.length === 0 && (attribute === undefined || /^[A-Za-z0-9_.:\-]+$/.test(attribute))) {
+    return { by: 'request_id', attribute: attribute ?? DEFAULT_REQUEST_ID_ATTRIBUTE };
+  }
+  throw new UsageError(`--join-by expects trace-id, request-id or request-id=SPAN_ATTRIBUTE (e.g. request-id=${DEFAULT_REQUEST_ID_ATTRIBUTE}), got '${value}'`);
 }
 
 /** `--group-by model,route` (or `--group-by model route`; `none` for no groups): known dimension names, each once. */

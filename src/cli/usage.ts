@@ -15,7 +15,8 @@ commands
   compare    two runs: every owner's p50/p95/p99 with bootstrap intervals, ledgers, coverage, same experiment?
 
 phasewise analyze --run FILE... --spans FILE... [options]
-  --run FILE...          client side: k6 JSON/CSV output, k6 summary, per-request records (NDJSON/CSV)
+  --run FILE...          client side: k6 JSON/CSV output, k6 summary, per-request records (NDJSON/CSV),
+                         AIPerf profile_export.jsonl, vLLM bench serve --save-detailed, guidellm JSON
   --spans FILE...        server side: OTLP JSON, Jaeger JSON, Zipkin v2 JSON (gzip accepted)
                          either alone works (client-only or server-only figures)
   --contract FILE        load contract: phases, windows, stages and gates (a stepped run, from the
@@ -33,6 +34,9 @@ phasewise analyze --run FILE... --spans FILE... [options]
                          (default 200, at most 100,000,000)
   --slow N               how many slow traces to list (default 10, at most 10,000)
   --trace-tag NAME       k6 tag carrying the trace ID when data.metadata.trace_id is absent (default trace_id)
+  --join-by KEY          what joins client records to spans: trace-id (default), or request-id[=ATTR]:
+                         the records' request ID (AIPerf x_request_id) against the span attribute ATTR
+                         (default http.request.header.x-request-id); the contract's trace.id_source
   --format text|json|md|html  report format (default text); html is one self-contained file with
                          the charts and the waterfall of every listed slow trace
   --out FILE             write the report to FILE instead of stdout

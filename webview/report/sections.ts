@@ -46,11 +46,23 @@ function kv(rows: [string, string][], testid: string): HTMLElement {
 
 export function joinSection(r: Report): HTMLElement {
   const j = r.join;
+  // Reports written before the request-ID join have no key: they joined by trace ID.
+  const byRequest = j.key === 'request_id';
+  const id = byRequest ? 'request ID' : 'trace ID';
+  const how = byRequest ? h('p', { attrs: { 'data-testid': 'join-key' } }, `Joined by request ID: the client records' request_id against the span attribute ${j.key_attribute ?? ''}.`) : null;
+  if (j.applicable === false) {
+    return section(
+      'join',
+      'Join coverage',
+      ...(how ? [how] : []),
+      h('p', { attrs: { 'data-testid': 'join-not-applicable' } }, `Not applicable: none of the ${fmtInt(j.client_requests)} client requests carries a ${id}, so no span can be joined to them; the figures are client-only.`),
+    );
+  }
   const clientSide = kv(
     [
       ['client requests', fmtInt(j.client_requests)],
-      ['with a trace ID', fmtInt(j.with_trace_id)],
-      ['valid trace IDs', fmtInt(j.valid_trace_ids)],
+      [`with a ${id}`, fmtInt(j.with_trace_id)],
+      [`valid ${id}s`, fmtInt(j.valid_trace_ids)],
       ['matched (one root)', `${fmtInt(j.matched)} · ${fmtPct(j.coverage)}`],
       ['of the valid IDs', fmtPct(j.coverage_of_valid)],
     ],
@@ -58,8 +70,8 @@ export function joinSection(r: Report): HTMLElement {
   );
   const notJoined = kv(
     [
-      ['without a trace ID', fmtInt(j.client_requests - j.with_trace_id)],
-      ['invalid trace IDs', fmtInt(j.invalid_trace_ids)],
+      [`without a ${id}`, fmtInt(j.client_requests - j.with_trace_id)],
+      ...(byRequest ? [] : [['invalid trace IDs', fmtInt(j.invalid_trace_ids)] as [string, string]]),
       ['trace lost its root', fmtInt(j.lost_roots)],
       ['client ID collisions', fmtInt(j.client_duplicate_trace_ids)],
       ['unmatched client requests', fmtInt(j.unmatched_client)],
@@ -73,12 +85,14 @@ export function joinSection(r: Report): HTMLElement {
       ['server spans', fmtInt(j.server_spans)],
       ['roots no client carries', `${fmtInt(j.orphan_server_roots)}${serverRooted > 0 ? ` · ${fmtPct(j.orphan_server_roots / serverRooted)}` : ''}`],
       ['traces with several roots', fmtInt(j.server_multi_root_traces)],
+      ...(byRequest ? [['request IDs on several traces', fmtInt(j.server_ambiguous_ids ?? 0)] as [string, string]] : []),
     ],
     'join-server',
   );
   return section(
     'join',
     'Join coverage',
+    ...(how ? [how] : []),
     h('div', { class: 'rp-columns' }, h('div', null, h('h3', null, 'client → server'), clientSide), h('div', null, h('h3', null, 'not joined'), notJoined), h('div', null, h('h3', null, 'server → client'), serverSide)),
   );
 }

@@ -18,7 +18,7 @@ export async function analyzeRun(store: QueryRunner, options: AnalysisOptions, g
   const info = await ensureBreakdown(store, options);
   const cache = await FigureCache.open(store, info.stamps);
   const warnings = await cache.get<string[]>('warnings', () => collectBreakdownWarnings(store, options));
-  const join = await cache.get<JoinSummary>('join', () => computeJoinSummary(store));
+  const join = await cache.get<JoinSummary>('join', () => computeJoinSummary(store, options.joinKey));
   const slow = await cachedSlowTraces(store, options, cache);
   const report = await buildReport(store, options, gates, { phaseColumns: info.phaseColumns, warnings, join, slowTraces: slow, cache });
   await cache.flush();

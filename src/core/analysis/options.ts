@@ -44,8 +44,21 @@ export interface RootSelection {
   spanName?: string;
 }
 
+/**
+ * What a client record is joined to the spans by: its W3C trace ID (DESIGN §1, the default), or its
+ * request ID against a span attribute that carries it (load generators without trace propagation:
+ * AIPerf's X-Request-ID, an `x-request-id` field of per-request records). The contract's
+ * `trace.id_source: request_id` and `trace.id_attribute` choose the second (index/requestIdJoin.ts).
+ */
+export type JoinKey = { by: 'trace_id' } | { by: 'request_id'; attribute: string };
+
+/** The span attribute the request-ID join reads by default (OpenTelemetry HTTP semantic conventions). */
+export const DEFAULT_REQUEST_ID_ATTRIBUTE = 'http.request.header.x-request-id';
+
 export interface AnalysisOptions {
   phases: readonly PhaseDefinition[];
+  /** Unset: by trace ID. */
+  joinKey?: JoinKey;
   root: RootSelection;
   /** Fixed window size for per-window figures (default 30 s). */
   windowSizeMs: number;

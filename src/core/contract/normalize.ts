@@ -138,8 +138,9 @@ export function normalizeContract(ctx: ContractContext): LoadContract {
       promptShapes: shapes,
     },
     trace: {
-      idSource: t.id_source === 'tag' ? 'tag' : 'metadata',
+      idSource: t.id_source === 'tag' ? 'tag' : t.id_source === 'request_id' ? 'request_id' : 'metadata',
       idTag: optStr(t.id_tag) ?? 'trace_id',
+      idAttribute: optStr(t.id_attribute),
       root: rootSel ? { service: optStr(rootSel.service), span: optStr(rootSel.span) } : undefined,
       sampling: optNum(t.sampling) ?? 1,
       phases: normalizePhases(obj(t.phases)),

@@ -68,6 +68,13 @@ function checkTrace(ctx: ContractContext): void {
       edits: [ctx.replaceValue('/trace/id_source', ctx.scalar('metadata'))],
     });
   }
+  // id_attribute names the span attribute of the request-ID join: with any other id_source it is never read.
+  if (ctx.str('/trace/id_attribute') !== undefined && ctx.str('/trace/id_source') !== 'request_id') {
+    ctx.at('/trace/id_attribute', 'key', 'id-attribute-unused', 'warning', '`id_attribute` is read only by the request-ID join: with this `id_source` requests join spans by trace ID and the attribute is ignored. Set `id_source: request_id` to join by it.', {
+      title: 'Use `id_source: request_id`',
+      edits: ctx.str('/trace/id_source') !== undefined ? [ctx.replaceValue('/trace/id_source', ctx.scalar('request_id'))] : [],
+    });
+  }
 }
 
 export function checkRequest(ctx: ContractContext): void {

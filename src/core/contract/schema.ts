@@ -173,11 +173,12 @@ export const LOAD_CONTRACT_SCHEMA: JsonSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        id_source: prop('Where the trace ID is recorded on the client: `metadata` (k6 `exec.vu.metrics.metadata`, no cardinality cost) or `tag` (one time series per request: avoid).', ['metadata'], {
+        id_source: prop('What joins client requests to spans. The trace ID, recorded on the client as `metadata` (k6 `exec.vu.metrics.metadata`, no cardinality cost) or a `tag` (one time series per request: avoid); or `request_id`: the request ID a load generator without trace propagation sends (AIPerf `x_request_id`, sent as X-Request-ID; a records `request_id`) against the span attribute `id_attribute`.', ['metadata', 'request_id'], {
           type: 'string',
-          enum: ['metadata', 'tag'],
+          enum: ['metadata', 'tag', 'request_id'],
         }),
         id_tag: prop('Name of the metadata key or tag carrying the trace ID.', ['trace_id'], { type: 'string' }),
+        id_attribute: prop('With `id_source: request_id`: the span attribute that carries the request ID (default `http.request.header.x-request-id`, the OpenTelemetry HTTP convention for a captured request header).', ['http.request.header.x-request-id'], { type: 'string', minLength: 1 }),
         root: prop('Root span selection: the SERVER span of the entry service whose parent is the client.', [{ service: 'llm-gateway', span: 'POST /v1/chat/completions' }], {
           type: 'object',
           additionalProperties: false,

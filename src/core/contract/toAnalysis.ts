@@ -2,7 +2,7 @@
  * Maps a contract to what the analysis engine consumes: option overrides and gate specs. The engine
  * evaluates the gates and decides the verdict; this file only says which gates the contract declares.
  */
-import { DEFAULT_PHASES } from '../analysis/options';
+import { DEFAULT_PHASES, DEFAULT_REQUEST_ID_ATTRIBUTE } from '../analysis/options';
 import type { AnalysisOptions, GateSpec, PhaseDefinition, StageWindow, TokenBands } from '../analysis/options';
 import { isArrivalExecutor } from './defaults';
 import { steadyWindowOf } from './form/workload';
@@ -44,6 +44,9 @@ function options(contract: LoadContract): Partial<AnalysisOptions> {
     windowSizeMs: contract.windows.sizeMs,
     traceIdTag: contract.trace.idTag,
   };
+  if (contract.trace.idSource === 'request_id') {
+    out.joinKey = { by: 'request_id', attribute: contract.trace.idAttribute ?? DEFAULT_REQUEST_ID_ATTRIBUTE };
+  }
   const steady = steadyWindow(contract);
   if (steady) {
     out.steadyStartMs = steady.startMs;

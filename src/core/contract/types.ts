@@ -110,8 +110,11 @@ export interface PhaseMatcherSpec {
 }
 
 export interface TraceSpec {
-  idSource: 'metadata' | 'tag';
+  /** `request_id`: joined by request ID against the span attribute `idAttribute` (analysis/index/clientIndex.ts). */
+  idSource: 'metadata' | 'tag' | 'request_id';
   idTag: string;
+  /** The span attribute carrying the request ID, when `idSource` is `request_id`. */
+  idAttribute?: string;
   root?: { service?: string; span?: string };
   sampling: number;
   phases?: Record<string, PhaseMatcherSpec[]>;

@@ -38,6 +38,19 @@ function metricMsSql(name: string): string {
     ELSE CASE WHEN ${v} IS NOT NULL THEN 'NaN'::DOUBLE END END`;
 }
 
+/** The time metrics read, in the order a unit problem is reported. */
+const TIME_METRICS = ['request_latency', 'time_to_first_token', 'inter_token_latency'];
+const UNITS = "'ms', 'ns', 'us', 'µs', 's', 'sec'";
+
+/** SQL: 'metrics.<name>.unit …' for the first time metric whose unit is not one metricMsSql converts, else NULL. */
+function badUnitSql(): string {
+  const cases = TIME_METRICS.map(
+    (m) => `WHEN doc->>'$.metrics.${m}.unit' IS NOT NULL AND lower(doc->>'$.metrics.${m}.unit') NOT IN (${UNITS})
+              THEN 'metrics.${m}.unit as ms, ns, us or s, found ' || to_json(left(doc->>'$.metrics.${m}.unit', 40))::VARCHAR`,
+  );
+  return `CASE ${cases.join(' ')} END`;
+}
+
 function metricIntSql(name: string): string {
   return `TRY_CAST(TRY_CAST(doc->>'$.metrics.${name}.value' AS DOUBLE) AS INTEGER)`;
 }
@@ -63,7 +76,7 @@ export async function readAiperf(ctx: ReaderContext): Promise<ReaderResult> {
             ${metricMsSql('inter_token_latency')} AS itl_ms,
             ${metricIntSql('output_sequence_length')} AS output_tokens,
             coalesce(${metricIntSql('input_sequence_length')}, ${metricIntSql('error_isl')}) AS input_tokens,
-            doc->>'$.metadata.benchmark_phase' AS phase
+            doc->>'$.metadata.benchmark_phase' AS phase, ${badUnitSql()} AS bad_unit
      FROM aiperf_lines`,
   );
   await store.run('DROP TABLE aiperf_lines');
@@ -89,8 +102,9 @@ export async function readAiperf(ctx: ReaderContext): Promise<ReaderResult> {
     `CREATE OR REPLACE TEMP TABLE ${TOOL_ROWS} AS
      SELECT line,
             CASE WHEN start_ns IS NULL
-                 THEN 'expected metadata.request_start_ns (epoch nanoseconds), found ' || coalesce(to_json(left(start_text, 40))::VARCHAR, 'none') || '; request skipped' END AS problem,
-            CASE WHEN start_ns IS NULL THEN 'incomplete-record' END AS problem_kind,
+                 THEN 'expected metadata.request_start_ns (epoch nanoseconds), found ' || coalesce(to_json(left(start_text, 40))::VARCHAR, 'none') || '; request skipped'
+                 WHEN bad_unit IS NOT NULL THEN 'expected ' || bad_unit || ' (a unit Phasewise does not guess); request skipped' END AS problem,
+            CASE WHEN start_ns IS NULL THEN 'incomplete-record' WHEN bad_unit IS NOT NULL THEN 'invalid-value' END AS problem_kind,
             request_id, ${nanosToMsSql('start_ns')} AS start_ms, NULL::DOUBLE AS send_offset_ms,
             coalesce(latency_ms, CASE WHEN end_ns >= start_ns THEN (end_ns - start_ns)::DOUBLE / 1e6 END) AS total_ms,
             ttft_ms, itl_ms, ttft_ms IS NOT NULL AS is_streaming, status AS http_status, ${outcome} AS outcome,

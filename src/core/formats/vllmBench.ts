@@ -15,7 +15,9 @@
  * mean(itls[i]) × 1000 for successes (a failed request's ttft is 0.0, not a measurement);
  * output_tokens = output_lens[i], input_tokens = input_lens[i]; outcome from errors[i] ("" is a
  * success; errorText.ts); generated_texts are never stored. `line` is the request's element number
- * (1-based, across the documents of the file). `num_prompts`, where written, is the scheduled count.
+ * (1-based, across the documents of the file); each document of an --append-result file is a run of
+ * its own (offsets from its own first request, scenario `run N`). `num_prompts`, where written, is the
+ * scheduled count.
  * vLLM records no request ID: the file is client-only.
  */
 import { InputError } from '../errors';
@@ -94,7 +96,9 @@ export async function readVllmBench(ctx: ReaderContext): Promise<ReaderResult> {
               CASE WHEN ttft_type NOT IN ('DOUBLE', 'UBIGINT', 'BIGINT') THEN 'invalid-value' END AS problem_kind,
               NULL::VARCHAR AS request_id, NULL::DOUBLE AS start_ms,
               (start_s - min(start_s) OVER (PARTITION BY doc_no)) * 1e3 AS send_offset_ms,
-              coalesce(latency_s, ttft_s + coalesce(list_sum(itls_s), 0)) * 1e3 AS total_ms,
+              -- Without latencies, a failed request has no measured duration (its ttft is 0.0): NULL, not 0 ms.
+              CASE WHEN latency_s IS NOT NULL THEN latency_s * 1e3
+                   WHEN coalesce(error, '') = '' THEN (ttft_s + coalesce(list_sum(itls_s), 0)) * 1e3 END AS total_ms,
               CASE WHEN coalesce(error, '') = '' THEN ttft_s * 1e3 END AS ttft_ms,
               CASE WHEN coalesce(error, '') = '' THEN list_avg(itls_s) * 1e3 END AS itl_ms,
               coalesce(error, '') = '' AS is_streaming, status AS http_status,

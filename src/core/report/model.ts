@@ -55,6 +55,18 @@ export interface LoadIssue {
 }
 
 export interface JoinSummary {
+  /**
+   * What client records are joined to spans by: their trace ID, or their request ID against the span
+   * attribute `key_attribute` (the contract's `trace.id_source: request_id`). By request ID, the
+   * `*_trace_id*` figures count request IDs.
+   */
+  key: 'trace_id' | 'request_id';
+  key_attribute: string | null;
+  /**
+   * False when no client record carries the key at all (a file of a tool that records none, e.g. vLLM
+   * bench serve): the run is client-only, `coverage` is null (not applicable, not 0 %).
+   */
+  applicable: boolean;
   /** All client records that were started, with or without a trace ID. */
   client_requests: number;
   with_trace_id: number;
@@ -63,7 +75,7 @@ export interface JoinSummary {
   invalid_trace_ids: number;
   /** Client records whose trace ID has exactly one root span. */
   matched: number;
-  /** matched / client_requests. */
+  /** matched / client_requests; null when not `applicable` or without client records. */
   coverage: number | null;
   /** matched / client records with a valid trace ID. */
   coverage_of_valid: number | null;
@@ -76,6 +88,8 @@ export interface JoinSummary {
   duplicate_trace_ids: number;
   client_duplicate_trace_ids: number;
   server_multi_root_traces: number;
+  /** By request ID: request IDs that the spans of more than one trace carry (a server-side collision, never matched). */
+  server_ambiguous_ids: number;
   server_traces: number;
   server_spans: number;
 }

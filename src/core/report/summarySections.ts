@@ -39,22 +39,35 @@ function defaultReason(status: string): string {
 /** Join coverage both ways: client → server (the DESIGN coverage) and server → client (orphans). */
 export function joinSection(report: Report): Section {
   const j = report.join;
+  // Older reports (JSON written before the request-ID join) have no key: they joined by trace ID.
+  const byRequest = j.key === 'request_id';
+  const id = byRequest ? 'request ID' : 'trace ID';
+  const how = byRequest
+    ? [`joined by request ID: the client records' request_id against the span attribute ${j.key_attribute ?? ''}`]
+    : [];
+  if (j.applicable === false) {
+    return {
+      title: 'Join coverage',
+      blocks: [lines([...how, `not applicable: none of the ${formatCount(j.client_requests)} client requests carries a ${id}, so no span can be joined to them; the figures are client-only`])],
+    };
+  }
   const clientSide = [
     `client → server: ${formatCount(j.matched)} of ${formatCount(j.client_requests)} client requests matched a trace with exactly one root (${formatShare(j.coverage)})`,
-    `  of ${formatCount(j.valid_trace_ids)} with a valid trace ID: ${formatShare(j.coverage_of_valid)}` +
-      ` · without a trace ID ${formatCount(j.client_requests - j.with_trace_id)}` +
-      ` · invalid trace IDs ${formatCount(j.invalid_trace_ids)}`,
+    `  of ${formatCount(j.valid_trace_ids)} with a valid ${id}: ${formatShare(j.coverage_of_valid)}` +
+      ` · without a ${id} ${formatCount(j.client_requests - j.with_trace_id)}` +
+      (byRequest ? '' : ` · invalid trace IDs ${formatCount(j.invalid_trace_ids)}`),
     `  unmatched ${formatCount(j.unmatched_client)} · lost roots ${formatCount(j.lost_roots)}` +
-      ` · duplicate client trace IDs ${formatCount(j.client_duplicate_trace_ids)}`,
+      ` · duplicate client ${id}s ${formatCount(j.client_duplicate_trace_ids)}`,
   ];
   const serverRooted = j.matched + j.orphan_server_roots;
   const serverSide = [
     `server → client: ${formatCount(j.server_traces)} traces (${formatCount(j.server_spans)} spans);` +
-      ` ${formatCount(j.orphan_server_roots)} server roots carry a trace ID no client record has` +
+      ` ${formatCount(j.orphan_server_roots)} server roots ${byRequest ? 'no client record is joined to' : 'carry a trace ID no client record has'}` +
       (serverRooted > 0 ? ` (${formatShare(j.orphan_server_roots / serverRooted)} of rooted traces)` : ''),
     `  traces with several candidate roots ${formatCount(j.server_multi_root_traces)} (collisions: not joined)`,
+    ...(byRequest ? [`  request IDs on the spans of several traces ${formatCount(j.server_ambiguous_ids ?? 0)} (collisions: not joined)`] : []),
   ];
-  return { title: 'Join coverage', blocks: [lines([...clientSide, ...serverSide])] };
+  return { title: 'Join coverage', blocks: [lines([...how, ...clientSide, ...serverSide])] };
 }
 
 /** "Who owns the p95": mean of each phase over the requests above the client p95, and its share. */

@@ -1,5 +1,6 @@
 import * as assert from 'assert';
-import { applyFix, assertAbsent, assertAt, BASE_JSON, BASE_YAML, edit } from './helpers';
+import { contractToAnalysis, parseContract } from '../../../src/core/contract';
+import { applyFix, assertAbsent, assertAt, BASE_JSON, BASE_YAML, codes, edit } from './helpers';
 
 const JSON_FILE = 'c.loadcontract.json';
 
@@ -82,6 +83,28 @@ describe('contract rules: request and trace', () => {
     });
     it('does not fire on metadata', () => {
       assertAbsent(BASE_YAML, 'trace-id-tag');
+    });
+  });
+
+  describe('id_source: request_id (the request-ID join)', () => {
+    it('validates, and gives the analysis a request-ID join on the default attribute or the one named', () => {
+      const plain = edit(BASE_YAML, 'id_source: metadata', 'id_source: request_id');
+      assert.deepStrictEqual(codes(plain).filter((c) => /id-|schema/.test(c)), []);
+      const parsed = parseContract(plain, 't.loadcontract.yaml').contract;
+      assert.ok(parsed);
+      assert.deepStrictEqual(contractToAnalysis(parsed).options.joinKey, { by: 'request_id', attribute: 'http.request.header.x-request-id' });
+      const named = parseContract(edit(plain, 'id_source: request_id', 'id_source: request_id\n  id_attribute: app.request_id'), 't.loadcontract.yaml').contract;
+      assert.ok(named);
+      assert.deepStrictEqual(contractToAnalysis(named).options.joinKey, { by: 'request_id', attribute: 'app.request_id' });
+      // By trace ID the analysis gets no join key (its default).
+      assert.strictEqual(contractToAnalysis(parseContract(BASE_YAML, 't.loadcontract.yaml').contract!).options.joinKey, undefined);
+    });
+    it('id-attribute-unused fires on id_attribute with another id_source; the fix switches to request_id', () => {
+      const text = edit(BASE_YAML, 'id_source: metadata', 'id_source: metadata\n  id_attribute: app.request_id');
+      const d = assertAt(text, 'id-attribute-unused', 'id_attribute', 'id_attribute');
+      assert.strictEqual(d.severity, 'warning');
+      assert.strictEqual(applyFix(text, d), edit(text, 'id_source: metadata', 'id_source: request_id'));
+      assertAbsent(edit(text, 'id_source: metadata', 'id_source: request_id'), 'id-attribute-unused');
     });
   });
 

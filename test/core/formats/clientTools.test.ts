@@ -122,7 +122,7 @@ describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
       const store = await load([file]);
       const issues = (await issuesOf(store)).filter((i) => i.severity === 'warning');
       assert.deepStrictEqual(issues.map((i) => [i.line, i.code]), [[1, 'invalid-value'], [2, 'invalid-value']]);
-      assert.match(issues[0].message, /request latency \(metrics\.request_latency\)/);
+      assert.match(issues[0].message, /expected metrics\.request_latency\.unit as ms, ns, us or s, found "furlongs" \(a unit Phasewise does not guess\); request skipped/);
       assert.match(issues[1].message, /time to first token \(metrics\.time_to_first_token\) .* found -3\.0 ms/);
       const [src] = await store.all<{ records: number; skipped: number }>('SELECT records, skipped FROM sources');
       assert.deepStrictEqual(src, { records: 7, skipped: 2 });
@@ -149,14 +149,16 @@ describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
       near(q.p95, 438, 'total p95');
       near(q.t50, 150, 'ttft p50');
       near(q.t95, 288, 'ttft p95');
-      const rows = await store.all<{ line: number; send_offset_ms: number; start_ms: number | null; client_itl_ms: number | null; output_tokens: number | null; client_ttft_ms: number | null }>(
-        'SELECT line, send_offset_ms, start_ms, client_itl_ms, output_tokens, client_ttft_ms FROM client_requests ORDER BY line',
+      const rows = await store.all<{ line: number; send_offset_ms: number; start_ms: number | null; client_itl_ms: number | null; output_tokens: number | null; client_ttft_ms: number | null; client_total_ms: number | null }>(
+        'SELECT line, send_offset_ms, start_ms, client_itl_ms, output_tokens, client_ttft_ms, client_total_ms FROM client_requests ORDER BY line',
       );
       // start_times are perf_counter seconds 12345.5 + 0.25·k: offsets 250·k ms, no epoch start.
       rows.forEach((r, k) => near(r.send_offset_ms, 250 * k, `offset ${k}`));
       assert.ok(rows.every((r) => r.start_ms === null));
       near(rows[0].client_itl_ms, 25, 'mean itl of request 1 (0.02, 0.03, 0.025 s)');
       assert.strictEqual(rows[5].client_ttft_ms, null);
+      // A failed request's ttft is 0.0 and it has no itls: without latencies its duration is unknown, not 0 ms.
+      assert.strictEqual(rows[5].client_total_ms, null);
       assert.strictEqual(rows[5].output_tokens, null);
       const counters = await store.all<{ metric: string; value: number }>('SELECT metric, value FROM run_counters');
       assert.deepStrictEqual(counters.map((c) => [c.metric, c.value]), [['scheduled', 7]]);

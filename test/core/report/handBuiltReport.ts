@@ -31,6 +31,9 @@ export function handBuiltReport(): Report {
       ],
     },
     join: {
+      key: 'trace_id',
+      key_attribute: null,
+      applicable: true,
       client_requests: 990,
       with_trace_id: 985,
       valid_trace_ids: 980,
@@ -44,6 +47,7 @@ export function handBuiltReport(): Report {
       duplicate_trace_ids: 1,
       client_duplicate_trace_ids: 1,
       server_multi_root_traces: 0,
+      server_ambiguous_ids: 0,
       server_traces: 958,
       server_spans: 6_400,
     },

@@ -56,7 +56,7 @@ export const STEPS: readonly Step[] = [
     // attributes also computes the phase mask and the attribute-cache columns of the selectors' keys.
     build: async (ctx) => {
       const mask: SpanPhaseMask | undefined = ctx.phasesStale ? (attrs, params) => phaseMaskSql(ctx.options.phases, params, attrs) : undefined;
-      ctx.scan = await buildSpanIndex(ctx.store, mask);
+      ctx.scan = await buildSpanIndex(ctx.store, mask, ctx.options.joinKey);
     },
   },
   {
@@ -83,7 +83,7 @@ export const STEPS: readonly Step[] = [
       }),
   },
   // request_figures is read beside client_requests by position: written in loaded order.
-  { outputs: ['request_figures', 'request_breakdown'], build: (ctx) => buildRequestBreakdown(ctx.store, ctx.phases) },
+  { outputs: ['request_figures', 'request_breakdown'], build: (ctx) => buildRequestBreakdown(ctx.store, ctx.phases, ctx.options.joinKey) },
   { outputs: ['breakdown_figures'], build: (ctx) => resetFigureCache(ctx.store) },
   // request_dimensions is read beside client_requests by position: written in loaded order.
   { outputs: ['request_dimensions'], build: (ctx) => buildRequestDimensions(ctx.store) },

@@ -3,6 +3,7 @@ import { metricDecl, metricsHeldBy } from '../catalog/metrics';
 import { exec } from '../sql/statement';
 import { metricSelect, type MetricSqlMap } from './metricSql';
 import type { PhaseColumn } from './phaseSelect';
+import type { JoinKey } from '../options';
 
 /**
  * `request_breakdown`: one row per client_requests row, every client column kept, plus the join flags
@@ -53,7 +54,7 @@ const CLIENT_COLUMNS = [
   'output_tokens',
 ];
 
-export async function buildRequestBreakdown(store: QueryRunner, phases: readonly PhaseColumn[]): Promise<void> {
+export async function buildRequestBreakdown(store: QueryRunner, phases: readonly PhaseColumn[], joinKey?: JoinKey): Promise<void> {
   const phaseColumns = phases.map((p) => p.column);
   const held = metricsHeldBy('request_figures', phaseColumns);
   // The root's metrics for matched requests: copied from root_breakdown through request_join.
@@ -102,6 +103,13 @@ export async function buildRequestBreakdown(store: QueryRunner, phases: readonly
   await exec(store, 'drop request_join', 'DROP TABLE IF EXISTS request_join');
   // Step 3: request_breakdown is a view, every client column followed by the figures: copying the
   // ~35 client columns (IDs, URLs, names) into a second persisted table cost more than every figure.
-  await exec(store, 'request_breakdown', 'CREATE OR REPLACE VIEW request_breakdown AS SELECT c.*, f.* FROM client_requests c POSITIONAL JOIN request_figures f');
+  // Joined by request ID, a matched row's trace_id is its trace's (the client file has none), so slow
+  // traces, the waterfall, reconcile and the pairs find it; by trace ID the view reads no third table.
+  const sql = joinKey?.by === 'request_id'
+    ? `CREATE OR REPLACE VIEW request_breakdown AS
+       SELECT c.* REPLACE (coalesce(c.trace_id, k.joined_trace_id) AS trace_id), f.*
+       FROM client_requests c POSITIONAL JOIN request_figures f POSITIONAL JOIN (SELECT joined_trace_id FROM client_index) k`
+    : 'CREATE OR REPLACE VIEW request_breakdown AS SELECT c.*, f.* FROM client_requests c POSITIONAL JOIN request_figures f';
+  await exec(store, 'request_breakdown', sql);
 }
 

@@ -127,9 +127,9 @@ export const BREAKDOWN_RELATIONS: readonly RelationDecl[] = [
     name: 'request_breakdown',
     kind: 'view',
     stage: 'breakdown',
-    meaning: 'The client populations: every client_requests column followed by request_figures.',
-    reads: ['client_requests', 'request_figures'],
-    options: [],
+    meaning: 'The client populations: every client_requests column followed by request_figures (joined by request ID, trace_id is the joined trace\'s).',
+    reads: ['client_requests', 'request_figures', 'client_index'],
+    options: ['joinKey'],
     columns: [{ loaded: 'client_requests' }, { relation: 'request_figures' }],
   },
   {

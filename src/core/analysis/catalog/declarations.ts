@@ -10,7 +10,7 @@ export { LOADED_TABLES } from '../../store/schema';
 export type LoadedTable = (typeof LOADED_TABLES)[number];
 
 /** The options a derived relation can depend on (the rest only shape figures that are never stored). */
-export type DerivedOption = 'phases' | 'root' | 'timestampGranularityMs' | 'firstTokenEvent' | 'firstTokenSpan' | 'contentEvent';
+export type DerivedOption = 'phases' | 'root' | 'timestampGranularityMs' | 'firstTokenEvent' | 'firstTokenSpan' | 'contentEvent' | 'joinKey';
 
 /** The option that is the phase mapping: left out of phase-independent stamps (stamps.ts). */
 export const PHASE_OPTION: DerivedOption = 'phases';

@@ -123,11 +123,17 @@ export async function buildReport(
 
   const warnings = [...parts.warnings, ...ledgerNotes];
   const join = parts.join;
-  if (join.client_requests > 0 && join.server_spans > 0 && join.matched === 0) {
+  const idWord = join.key === 'request_id' ? `request ID (for the span attribute ${join.key_attribute ?? ''})` : 'trace ID';
+  if (!join.applicable && join.client_requests > 0 && join.server_spans > 0) {
+    warnings.push(
+      `join not applicable: none of the ${join.client_requests} client records carries a ${idWord}; the figures are client-only` +
+        (join.key === 'trace_id' ? " (a tool that sends X-Request-ID instead: set the contract's trace.id_source: request_id, or --join-by request-id)." : '.'),
+    );
+  } else if (join.client_requests > 0 && join.server_spans > 0 && join.matched === 0) {
     warnings.push(
       join.valid_trace_ids === 0
-        ? `join coverage 0 %: none of the ${join.client_requests} client records carries a valid trace ID.`
-        : `join coverage 0 %: client and server files share no trace ID (${join.valid_trace_ids} valid client trace IDs, ${join.server_traces} server traces).`,
+        ? `join coverage 0 %: none of the ${join.client_requests} client records carries a valid ${join.key === 'request_id' ? 'request ID' : 'trace ID'}.`
+        : `join coverage 0 %: client and server files share no ${join.key === 'request_id' ? 'request ID' : 'trace ID'} (${join.valid_trace_ids} valid client ${join.key === 'request_id' ? 'request' : 'trace'} IDs, ${join.server_traces} server traces).`,
     );
   } else if (join.client_requests > 0 && join.server_spans === 0) {
     warnings.push(`no server spans were loaded: only client-only figures are available for the ${join.client_requests} client records.`);

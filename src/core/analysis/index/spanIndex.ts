@@ -14,6 +14,8 @@ import { exec, query } from '../sql/statement';
 import { scanCacheColumns } from './attributeCache';
 import { type AttributeReader, ProjectedAttributeLookups } from './attributeLookups';
 import { buildSpanDrop, HAS_IDS_SQL } from './spanDrop';
+import { buildClientIndex } from './clientIndex';
+import type { JoinKey } from '../options';
 
 /** Output tokens of a span row `s` of spans (GenAI semantic conventions, or the older llm.* name). */
 function outputTokensSql(attrs: AttributeReader): string {
@@ -51,10 +53,10 @@ export interface SpanIndexScan {
  * column and the attribute-cache columns of the keys the mask looks up) is left for the next steps;
  * without it, span_links is dropped here.
  */
-export async function buildSpanIndex(store: QueryRunner, phaseMask?: SpanPhaseMask): Promise<SpanIndexScan> {
+export async function buildSpanIndex(store: QueryRunner, phaseMask?: SpanPhaseMask, joinKey?: JoinKey): Promise<SpanIndexScan> {
   // Every table but client_index is keyed, not ordered: written with parallel inserts (insertOrder.ts).
   const scan = await unordered(store, () => buildSpanTables(store, phaseMask));
-  await buildClientIndex(store);
+  await buildClientIndex(store, joinKey);
   await exec(
     store,
     'span_index_counts',
@@ -143,25 +145,6 @@ async function buildSpanTables(store: QueryRunner, phaseMask: SpanPhaseMask | un
      JOIN span_index i ON i.node_id = ${dropped > 0 ? 'coalesce(d.keep_node, s.rowid)' : 's.rowid'}`,
   );
   return { phaseMask: maskSql !== undefined, cachedKeys };
-}
-
-/** client_index, in loaded order (read back with a POSITIONAL JOIN): never written unordered. */
-async function buildClientIndex(store: QueryRunner): Promise<void> {
-  // client_dup is only set for valid IDs: an all-zero or malformed ID repeated on many rows is already
-  // unmatched as invalid, and counting it as a collision too would double-report one problem.
-  await exec(
-    store,
-    'client_index',
-    `CREATE OR REPLACE TABLE client_index AS
-     WITH c AS (
-       SELECT row_number() OVER ()::BIGINT AS row_id, trace_id, ${validTraceIdSql('trace_id')} AS trace_valid FROM client_requests
-     ),
-     dups AS (SELECT trace_id FROM c WHERE trace_valid GROUP BY trace_id HAVING count(*) > 1)
-     SELECT c.row_id, c.trace_valid, dups.trace_id IS NOT NULL AS client_dup, t.trace_no
-     FROM c LEFT JOIN dups ON dups.trace_id = CASE WHEN c.trace_valid THEN c.trace_id END
-     LEFT JOIN trace_index t ON t.trace_id = CASE WHEN c.trace_valid THEN c.trace_id END
-     ORDER BY c.row_id`,
-  );
 }
 
 /**

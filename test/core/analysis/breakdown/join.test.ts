@@ -54,6 +54,9 @@ describe('join (DESIGN §1 coverage, §3.3 roots and collisions)', () => {
       const warnings = await rebuildWithWarnings(store, DEFAULT_ANALYSIS_OPTIONS);
       const join = await computeJoinSummary(store);
       const expected: JoinSummary = {
+        key: 'trace_id',
+        key_attribute: null,
+        applicable: true,
         client_requests: 11,
         with_trace_id: 10,
         valid_trace_ids: 7, // T1, T2, T2, T3, T4, T5, T6
@@ -67,6 +70,7 @@ describe('join (DESIGN §1 coverage, §3.3 roots and collisions)', () => {
         duplicate_trace_ids: 2, // T2 (client), T3 (server)
         client_duplicate_trace_ids: 1,
         server_multi_root_traces: 1,
+        server_ambiguous_ids: 0,
         server_traces: 8, // T1 T2 T3 T4 T6 T7 T8 T9
         server_spans: 14,
       };
