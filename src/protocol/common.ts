@@ -16,7 +16,7 @@ export const PROTOCOL_REVISION = 1;
 export const Ready = notification(
   'webview/ready',
   'toHost',
-  object({ view: literal('report', 'waterfall', 'contract-form'), revision: number, restored: optional(literal(true, false)) }),
+  object({ view: literal('report', 'waterfall', 'contract-form', 'compare', 'query'), revision: number, restored: optional(literal(true, false)) }),
 );
 export type ReadyParams = Infer<typeof Ready.params>;
 

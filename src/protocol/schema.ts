@@ -70,6 +70,10 @@ export const string: Schema<string> = schema((v) => (typeof v === 'string' ? und
 /** A finite number (JSON has no NaN or Infinity: a non-finite number means a serialisation bug). */
 export const number: Schema<number> = schema((v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : fail(`expected a finite number, got ${describe(v)}`)));
 export const boolean: Schema<boolean> = schema((v) => (typeof v === 'boolean' ? undefined : fail(`expected a boolean, got ${describe(v)}`)));
+/** A JSON scalar: a string, a finite number, a boolean or null (a query result's cell). */
+export const scalar: Schema<string | number | boolean | null> = schema((v) =>
+  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? undefined : fail(`expected a string, finite number, boolean or null, got ${describe(v)}`),
+);
 /** Anything at all: for values the receiver only passes on (saved view state from an older bundle). */
 export const unknown: Schema<unknown> = schema(() => undefined);
 

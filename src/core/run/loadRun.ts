@@ -97,7 +97,8 @@ export async function loadRunIntoDatabase(
   }
 }
 
-async function setLoadState(store: QueryRunner, state: 'loading' | 'complete'): Promise<void> {
+/** Marks the database's load as begun or finished (databaseFile.ts refuses a `--db` whose load did not finish). */
+export async function setLoadState(store: QueryRunner, state: 'loading' | 'complete'): Promise<void> {
   await store.run(`UPDATE ${MARKER_TABLE} SET load_state = $1`, [state]);
 }
 

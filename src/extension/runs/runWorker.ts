@@ -21,6 +21,7 @@ import { analyse, resolveOptions } from './worker/runAnalysis';
 import { completeRun, databasePath, deleteRunFiles, loadRunDatabase } from './worker/runLoad';
 import { RunStates, type MemorySettings, type RunAnalysis, type RunState } from './worker/runStates';
 import * as V from './worker/runViews';
+import { compareTargets, exportPairsTo, runSql, sqlToCsv, viewDocs, type SessionTarget } from './worker/viewSessions';
 import * as P from './workerProtocol';
 
 const port = parentPort;
@@ -179,6 +180,32 @@ handle(P.SlowTraces, ({ key, order, limit }) => onAnalysed(key, (store, a) => V.
 handle(P.ExportReport, ({ key, format, path: file }) => onAnalysed(key, async (store, a) => ({ bytes: await V.exportReport(store, a, format, file) })));
 handle(P.ExportTrace, ({ key, trace_id, format, path: file }) => onAnalysed(key, async (store, a) => ({ bytes: await V.exportTrace(store, a, trace_id, format, file) })));
 handle(P.Query, ({ key, sql, params }) => onAnalysed(key, async (store) => ({ rows: await V.queryRows(store, sql, params) })));
+
+/** A run of the worker as a view session's target, under its last analysis. */
+function keyTarget(key: string, label = key): SessionTarget {
+  const { run, analysis } = analysed(key);
+  return { run, label, options: analysis.options, contract: analysis.contract, memory: memory.get(key) ?? {} };
+}
+
+/** A side of Compare Runs…: a run the worker holds, or a `phasewise analyze --db` file under the editor's settings. */
+async function sideTarget(side: P.CompareSide, settings: P.RunSettings): Promise<SessionTarget> {
+  if (side.key !== null) return keyTarget(side.key, side.label);
+  if (side.file === null) throw new Error('a side of the comparison names neither a run nor a database');
+  const resolved = await resolveOptions(null, settings);
+  for (const n of resolved.notes) log('warn', n);
+  return { file: side.file, label: side.label, options: resolved.options, contract: null, memory: memoryOf(settings) };
+}
+
+handle(P.CompareRuns, ({ job, base, head, settings, compare }) =>
+  jobs.run(job, async (j) => {
+    const [b, h] = [await sideTarget(base, settings), await sideTarget(head, settings)];
+    return { comparison: await compareTargets(runs, b, h, compare, j, (m) => log('info', m)) };
+  }),
+);
+handle(P.ViewDocs, async ({ key }) => viewDocs(analysed(key).analysis.options));
+handle(P.RunSql, ({ job, key, sql, max_rows }) => jobs.run(job, (j) => runSql(runs, keyTarget(key), sql, max_rows, j)));
+handle(P.SqlToCsv, ({ job, key, sql, path: out }) => jobs.run(job, (j) => sqlToCsv(runs, keyTarget(key), sql, out, j)));
+handle(P.ExportPairs, ({ job, key, path: out, format }) => jobs.run(job, (j) => exportPairsTo(runs, keyTarget(key), out, format, j)));
 
 handle(P.Forget, async ({ keys, dir, delete: remove }) => {
   let deleted = 0;

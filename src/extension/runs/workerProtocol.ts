@@ -15,6 +15,8 @@ import { notification, request } from '../../protocol/ipc';
 import { breakdown, reportViewModelJson, traceSelection } from '../../protocol/report';
 import { array, boolean, jsonText, literal, nullable, number, object, optional, record, string, unknown, type Infer, type Schema } from '../../protocol/schema';
 import { traceComparisonJson, traceModelJson } from '../../protocol/waterfall';
+import { comparisonJson } from '../../protocol/compare';
+import { queryAnswer, viewDoc } from '../../protocol/query';
 import type { Report } from '../../core/report/model';
 
 const TO_WORKER = 'toWebview';
@@ -238,6 +240,45 @@ export const ExportTrace = request(
  * `sql` comes from the extension's own code, values only through `params`; rows come back as JSON text.
  */
 export const Query = request('runs/query', TO_WORKER, object({ ...keyed, sql: string, params: array(unknown) }), answer(object({ rows: string })));
+
+/**
+ * One side of Compare Runs…: a run of the Runs view (`key`, read under its last analysis) or a
+ * database written by `phasewise analyze --db` (`file`, read under the editor's analysis settings).
+ */
+export const compareSide = object({ key: nullable(string), file: nullable(string), label: string });
+export type CompareSide = Infer<typeof compareSide>;
+
+/**
+ * Host → worker: compare two runs (core compareRuns) through the read-only view session `phasewise
+ * compare` opens; the comparison as JSON text (what `phasewise compare --format json` prints).
+ */
+export const CompareRuns = request(
+  'runs/compareRuns',
+  TO_WORKER,
+  object({ job: number, base: compareSide, head: compareSide, settings: runSettings, compare: object({ resamples: number, confidence: number, seed: number }) }),
+  answer(object({ comparison: comparisonJson })),
+);
+
+/** Host → worker: the documented views of a run (core/views/catalog.ts under its phase mapping). */
+export const ViewDocs = request('runs/viewDocs', TO_WORKER, object(keyed), answer(object({ views: array(viewDoc), version: number })));
+
+/**
+ * Host → worker: a user's SELECT over the run's views, checked and run as `phasewise sql` runs it
+ * (a read-only session, external access off); at most `max_rows` rows. A refused or failing query
+ * answers with `error` set (DuckDB's first line), not as a request error.
+ */
+export const RunSql = request('runs/sql', TO_WORKER, object({ job: number, key: string, sql: string, max_rows: number }), answer(queryAnswer));
+
+/** Host → worker: every row of a user's SELECT written to `path` as `phasewise sql --format csv` writes it. */
+export const SqlToCsv = request('runs/sqlCsv', TO_WORKER, object({ job: number, key: string, sql: string, path: string }), answer(object({ rows: number, bytes: number })));
+
+/** Host → worker: the run's pairs written to `path` by the core export (`phasewise export`), Parquet or CSV. */
+export const ExportPairs = request(
+  'runs/exportPairs',
+  TO_WORKER,
+  object({ job: number, key: string, path: string, format: literal('parquet', 'csv') }),
+  answer(object({ rows: number, bytes: number })),
+);
 
 /** Host → worker: close the run's store and forget it; `delete` also removes its database files. */
 export const Forget = request('runs/forget', TO_WORKER, object({ keys: array(string), dir: string, delete: boolean }), answer(object({ deleted: number })));

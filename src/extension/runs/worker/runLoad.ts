@@ -11,7 +11,7 @@ import { copyFile, readFile, rename, rm, writeFile } from 'fs/promises';
 import * as path from 'path';
 import type { LoadedFile } from '../../../core/formats/loadFiles';
 import type { ProgressSink } from '../../../core/formats/types';
-import { loadRun } from '../../../core/run/loadRun';
+import { loadRun, setLoadState } from '../../../core/run/loadRun';
 import { DuckStore } from '../../../core/store/duckStore';
 import { CACHE_FORMAT, type InputFingerprint } from '../cacheKey';
 import type { MemorySettings } from './runStates';
@@ -74,6 +74,9 @@ export async function loadRunDatabase(req: LoadRequest): Promise<LoadedFile[]> {
       { run: todo.filter((f) => f.side === 'client').map((f) => f.path), spans: todo.filter((f) => f.side === 'server').map((f) => f.path) },
       { traceIdTag: req.traceIdTag, onFile: req.onFile, progress: req.progress },
     );
+    // Marked as `phasewise analyze --db` marks its file: the view session of Compare Runs…, Query Run…
+    // and Export Pairs… (and the CLI given this file) refuse a database whose load did not finish.
+    await setLoadState(store, 'complete');
     await store.run('CHECKPOINT');
     await store.close();
     await rm(`${target}.wal`, { force: true });

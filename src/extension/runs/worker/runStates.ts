@@ -96,6 +96,18 @@ export class RunStates {
     });
   }
 
+  /**
+   * Runs `fn` under the run's lock with its store closed (its analysis stays; the next use reopens
+   * it): for a session that opens the database file itself (the read-only view session of Compare
+   * Runs…, Query Run… and Export Pairs…), so no two DuckDB instances hold the file at once.
+   */
+  async withoutStore<T>(run: RunState, fn: () => Promise<T>): Promise<T> {
+    return run.lock.run(async () => {
+      await this.closeStore(run);
+      return fn();
+    });
+  }
+
   /** Closes the run's store (its analysis stays) and forgets it when `drop`. */
   async close(key: string, drop: boolean): Promise<void> {
     const run = this.runs.get(key);
