@@ -50,7 +50,7 @@ function bodyClass(kind: ThemeKind): string {
 
 /** The page VS Code would give a webview: CSP as a panel sets it, the fake API, one nonce'd bundle. */
 /** The bundles a page can host: dist/webview/<view>.js mounted on #phasewise-<view>. */
-export type HostedView = 'report' | 'waterfall' | 'contract-form';
+export type HostedView = 'report' | 'waterfall' | 'contract-form' | 'compare' | 'query';
 
 function hostHtml(view: HostedView, theme: ThemeKind): string {
   const csp = `default-src 'none'; img-src ${ORIGIN} data:; style-src ${ORIGIN} 'nonce-${NONCE}'; font-src ${ORIGIN}; script-src 'nonce-${NONCE}';`;

@@ -15,7 +15,7 @@ interface VsCodeApi {
 declare const acquireVsCodeApi: (() => VsCodeApi) | undefined;
 
 /** The views an exported HTML file can hold (standalone.ts), and the contract form, which lives only in VS Code. */
-export type ViewName = 'report' | 'waterfall' | 'contract-form';
+export type ViewName = 'report' | 'waterfall' | 'contract-form' | 'compare' | 'query';
 
 export interface Bridge {
   endpoint: Endpoint;
@@ -32,7 +32,7 @@ export function connect(view: ViewName, onProblem: (p: ProtocolProblem) => void)
     window.addEventListener('message', (e: MessageEvent) => endpoint.receive(e.data));
     return { endpoint, getState: () => api.getState(), setState: (s) => api.setState(s), standalone: false };
   }
-  if (view === 'contract-form') throw new Error('the contract form runs only inside VS Code (no acquireVsCodeApi)');
+  if (view === 'contract-form' || view === 'compare' || view === 'query') throw new Error(`the ${view} view runs only inside VS Code (no acquireVsCodeApi)`);
   const bus = standaloneBus();
   let state: unknown = undefined;
   const endpoint = new Endpoint({ side: 'webview', post: (m) => bus.toHost(view, m), onProblem });

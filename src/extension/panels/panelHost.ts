@@ -10,7 +10,7 @@ import { HostChannel } from '../../protocol/channel';
 import { Copy, ReportProblem, ShowError, ThemeChanged, type ShowErrorParams, type ThemeKind } from '../../protocol/common';
 import type { WireMessage } from '../../protocol/ipc';
 
-export type ViewName = 'report' | 'waterfall';
+export type ViewName = 'report' | 'waterfall' | 'compare' | 'query';
 
 /** One logged message: `in` came from the webview, `out` was posted to it. */
 export interface LoggedMessage {

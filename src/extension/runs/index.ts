@@ -18,7 +18,10 @@ import {
   showTraceCommand,
   type RunCommandDeps,
 } from '../commands/runCommands';
+import { compareRunsCommand, exportPairsCommand, queryRunCommand } from '../commands/compareCommands';
+import { ComparePanels } from '../panels/comparePanel';
 import type { LoggedMessage } from '../panels/panelHost';
+import { QueryPanels } from '../panels/queryPanel';
 import { REPORT_VIEW_TYPE, ReportPanels } from '../panels/reportPanel';
 import { WATERFALL_VIEW_TYPE, WaterfallPanels } from '../panels/waterfallPanel';
 import type { Registry } from '../registry';
@@ -32,9 +35,13 @@ import { affectsAnalysis } from './settings';
 
 /** What the integration suite reads and drives (through the extension's exports). */
 export interface TestHooks {
-  panels(): { view: 'report' | 'waterfall'; runId: string; traceId: string | null; title: string; messages: LoggedMessage[] }[];
+  panels(): { view: 'report' | 'waterfall' | 'query'; runId: string; traceId: string | null; title: string; messages: LoggedMessage[] }[];
+  /** Comparison panels by BASE and HEAD (run ids, or database files). */
+  comparePanels(): { base: string; head: string; title: string; messages: LoggedMessage[] }[];
   /** Feeds a message to a panel as if its webview had sent it. */
-  deliver(view: 'report' | 'waterfall', runId: string, traceId: string | null, message: unknown): boolean;
+  deliver(view: 'report' | 'waterfall' | 'query', runId: string, traceId: string | null, message: unknown): boolean;
+  /** Query Run…'s Export CSV of `sql` on the run's open query panel, to `target` (no dialog). */
+  exportQueryCsv(runId: string, sql: string, target: string): Promise<string | undefined>;
   slowTraces(): SlowTracesTree['listed'];
   runs(): RunEntry[];
   statusBarText(): string;
@@ -63,6 +70,8 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
   const runs = new RunManager(catalog, client, () => context.globalStorageUri.fsPath, log);
   const waterfalls = new WaterfallPanels({ extensionUri: context.extensionUri, runs, log });
   const reports = new ReportPanels({ extensionUri: context.extensionUri, runs, log, openTrace: waterfalls.show });
+  const compares = new ComparePanels(context.extensionUri, log);
+  const queries = new QueryPanels(runs, context.extensionUri, log);
   const showReport = (runId: string): Promise<void> => reports.show(runId);
   const openDeps = { runs, log, showReport };
 
@@ -117,7 +126,7 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
   registry.registerCommand('reanalyzeWithContract', reanalyzeCommand(deps));
   registry.registerCommand('reanalyzeWithThisContract', reanalyzeCommand(deps));
   registry.registerCommand('exportReport', exportReportCommand(deps));
-  registry.registerCommand('removeRun', removeRunCommand({ ...deps, closePanels: (id) => (reports.close(id), waterfalls.closeRun(id)) }));
+  registry.registerCommand('removeRun', removeRunCommand({ ...deps, closePanels: (id) => (reports.close(id), waterfalls.closeRun(id), queries.close(id)) }));
   registry.registerCommand('reloadRun', reloadRunCommand(deps));
   registry.registerCommand('clearRunCache', clearCacheCommand(deps));
   registry.registerCommand('showTrace', showTraceCommand(deps));
@@ -128,6 +137,10 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
   });
   registry.registerCommand('orderSlowTraces', orderSlowTracesCommand(deps));
   registry.registerCommand('copyTraceId', copyTraceIdCommand());
+  const compareDeps = { runs, log, compares, queries };
+  registry.registerCommand('compareRuns', compareRunsCommand(compareDeps));
+  registry.registerCommand('queryRun', queryRunCommand(compareDeps));
+  registry.registerCommand('exportPairs', exportPairsCommand(compareDeps));
 
   registry.subscribe(
     catalog,
@@ -136,6 +149,8 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
     status,
     reports,
     waterfalls,
+    compares,
+    queries,
     vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
     vscode.window.registerWebviewPanelSerializer(WATERFALL_VIEW_TYPE, waterfalls),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -153,11 +168,19 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
     panels: () => [
       ...reports.all().map((p) => ({ view: 'report' as const, runId: p.runId, traceId: null, title: p.host.panel.title, messages: [...p.host.log] })),
       ...waterfalls.all().map((p) => ({ view: 'waterfall' as const, runId: p.runId, traceId: p.traceId, title: p.host.panel.title, messages: [...p.host.log] })),
+      ...queries.all().map((p) => ({ view: 'query' as const, runId: p.runId, traceId: null, title: p.host.panel.title, messages: [...p.host.log] })),
     ],
+    comparePanels: () => compares.all().map((p) => ({ base: p.base, head: p.head, title: p.host.panel.title, messages: [...p.host.log] })),
     deliver: (view, runId, traceId, message) => {
-      const host = view === 'report' ? reports.all().find((p) => p.runId === runId)?.host : waterfalls.all().find((p) => p.runId === runId && p.traceId === traceId)?.host;
+      const host =
+        view === 'report'
+          ? reports.all().find((p) => p.runId === runId)?.host
+          : view === 'query'
+            ? queries.all().find((p) => p.runId === runId)?.host
+            : waterfalls.all().find((p) => p.runId === runId && p.traceId === traceId)?.host;
       return host?.deliver(message) ?? false;
     },
+    exportQueryCsv: (runId, sql, target) => queries.exportCsv(runId, sql, target),
     slowTraces: () => slowTree.listed,
     runs: () => catalog.list(),
     statusBarText: () => status.text,

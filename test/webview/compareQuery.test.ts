@@ -1,0 +1,240 @@
+// The comparison and query bundles in headless Chromium on the static host page (harness.ts): the
+// test plays the extension host through the real HostChannel. The comparison is written out by hand
+// (two differences, one owner moved up, one down, one without values in one run) and every figure
+// the view shows is checked against the text worked out here; screenshots in both themes are copied
+// to /work/data/<branch>/ when PHASEWISE_SCREENSHOTS names a folder.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Comparison } from '../../src/core/compare/compareRuns';
+import { Copy, ReportProblem, type ThemeKind } from '../../src/protocol/common';
+import * as C from '../../src/protocol/compare';
+import * as Q from '../../src/protocol/query';
+import { encodeJson } from '../../src/protocol/schema';
+import { closeBrowser, HostPage } from './harness';
+
+const ledger = (started: number, succeeded: number, rejected: number): Comparison['base']['outcomes'] => ({
+  scheduled: started,
+  started,
+  succeeded,
+  rejected,
+  timed_out: 0,
+  transport_failed: 0,
+  canceled: 0,
+  failed: started - succeeded - rejected,
+  generator_dropped: 0,
+  in_flight: 0,
+  error_rate: (started - succeeded) / started,
+  reconciles: true,
+  discrepancies: [],
+});
+
+const stat = (base: number, head: number, lo: number, hi: number): { base: number; head: number; delta: number; ci_low: number; ci_high: number; moved: boolean } => ({ base, head, delta: head - base, ci_low: lo, ci_high: hi, moved: lo > 0 || hi < 0 });
+
+export const COMPARISON: Comparison = {
+  same_experiment: false,
+  differences: ['analysis.windowSizeMs: 30000 in BASE, 10000 in HEAD', 'inputs.server:otlp-json: 1 in BASE, 2 in HEAD'],
+  resamples: 2000,
+  confidence: 0.95,
+  seed: 7,
+  interval_assumption: 'requests are resampled as independent draws',
+  base: { label: 'healthy/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 880, 12), join: { client_requests: 900, matched: 870, coverage: 870 / 900, valid_trace_ids: 900, orphan_server_roots: 3, duplicate_trace_ids: 0 } },
+  head: { label: 'degraded/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 850, 40), join: { client_requests: 900, matched: 860, coverage: 860 / 900, valid_trace_ids: 899, orphan_server_roots: 5, duplicate_trace_ids: 1 } },
+  metrics: [
+    { metric: 'gpu_queue_ms', population: 'matched successes', n_base: 870, n_head: 820, stats: { p50: stat(10, 40.5, 25.25, 35.75), p95: stat(120, 480, 300, 410), p99: stat(300, 900, -20, 1500) } },
+    { metric: 'gateway_ms', population: 'matched successes', n_base: 870, n_head: 820, stats: { p50: stat(4, 3.5, -0.75, -0.25), p95: stat(9, 9.25, -1, 1.5), p99: stat(12, 12, -2, 2) } },
+    { metric: 'ttft_ms', population: 'client successes', n_base: 880, n_head: 0, stats: {} },
+  ],
+  moved: [],
+};
+COMPARISON.moved = COMPARISON.metrics.flatMap((m) => (['p50', 'p95', 'p99'] as const).flatMap((s) => (m.stats[s]?.moved ? [{ metric: m.metric, stat: s, base: m.stats[s].base, head: m.stats[s].head, delta: m.stats[s].delta, ci_low: m.stats[s].ci_low, ci_high: m.stats[s].ci_high }] : [])));
+
+const SHOTS = process.env.PHASEWISE_SCREENSHOTS;
+
+async function shot(hp: HostPage, name: string): Promise<void> {
+  const file = await hp.screenshot(name);
+  if (SHOTS !== undefined && SHOTS !== '') {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    fs.copyFileSync(file, path.join(SHOTS, `${name}.png`));
+  }
+}
+
+async function openCompare(theme: ThemeKind, c: Comparison = COMPARISON): Promise<HostPage> {
+  const hp = await HostPage.open('compare', { theme, width: 1200, height: 1300 });
+  hp.channel.notify(C.DidLoad, { comparison: encodeJson(c) });
+  await hp.page.waitForSelector('[data-testid="metrics"]');
+  return hp;
+}
+
+after(closeBrowser);
+
+describe('compare webview in headless Chromium', function () {
+  this.timeout(60_000);
+
+  it('puts the different-experiments banner first with each difference, then the method, resamples and seed', async () => {
+    const hp = await openCompare('dark');
+    try {
+      const first = await hp.page.$eval('main > :nth-child(2)', (e) => e.getAttribute('data-testid'));
+      assert.strictEqual(first, 'experiment', 'the banner is the first thing under the title');
+      assert.strictEqual(await hp.page.$eval('[data-testid="experiment"]', (e) => e.getAttribute('role')), 'alert');
+      const head = await hp.page.$eval('[data-testid="experiment"] .cp-banner-head', (e) => e.textContent);
+      assert.strictEqual(head, 'Different experiments: 2 differences');
+      assert.deepStrictEqual(await hp.page.$$eval('[data-testid="differences"] li', (l) => l.map((e) => e.textContent)), COMPARISON.differences);
+      assert.strictEqual(await hp.page.$eval('[data-testid="method"]', (e) => e.textContent), "Intervals: 95 % percentile bootstrap of HEAD − BASE, 2,000 resamples of each run's requests, seed 7.");
+      assert.ok((await hp.page.$eval('[data-testid="caution"]', (e) => e.textContent))?.includes('independent draws'));
+      await shot(hp, 'compare-dark');
+      assert.deepStrictEqual(await hp.allProblems(), []);
+    } finally {
+      await hp.close();
+    }
+  });
+
+  it('shows per owner and statistic BASE, HEAD, Δ and the interval, marks moved rows in words, lists the moves', async () => {
+    const hp = await openCompare('light');
+    try {
+      const rows = await hp.page.$$eval('[data-testid="metrics"] tbody tr', (trs) =>
+        trs.map((tr) => ({ metric: tr.getAttribute('data-metric'), stat: tr.getAttribute('data-stat'), moved: tr.getAttribute('data-moved'), cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })),
+      );
+      assert.strictEqual(rows.length, 7);
+      const row = (m: string, s: string): (typeof rows)[number] | undefined => rows.find((r) => r.metric === m && r.stat === s);
+      // gpu_queue p95: 120 → 480 ms, Δ +360, interval [+300, +410]: moved up.
+      assert.deepStrictEqual(row('gpu_queue_ms', 'p95')?.cells, ['p95', '120.0 ms', '480.0 ms', '+360.0 ms', '[+300.0 ms, +410.0 ms]', '▲ moved up']);
+      assert.strictEqual(row('gpu_queue_ms', 'p95')?.moved, 'up');
+      // gpu_queue p99: the interval [−20, +1,500] includes zero: not moved.
+      assert.deepStrictEqual(row('gpu_queue_ms', 'p99')?.cells, ['p99', '300.0 ms', '900.0 ms', '+600.0 ms', '[−20.00 ms, +1,500 ms]', '']);
+      assert.strictEqual(row('gpu_queue_ms', 'p99')?.moved, null);
+      // gateway p50: 4 → 3.5, interval [−0.75, −0.25]: moved down.
+      assert.deepStrictEqual(row('gateway_ms', 'p50')?.cells, ['p50', '4.00 ms', '3.50 ms', '−0.500 ms', '[−0.750 ms, −0.250 ms]', '▼ moved down']);
+      assert.deepStrictEqual(row('ttft_ms', 'all')?.cells, ['all', 'no values in one run']);
+      const moved = await hp.page.$$eval('[data-testid="moved"] li', (l) => l.map((e) => e.textContent));
+      assert.deepStrictEqual(moved, [
+        'gpu queue p50 ▲ up +30.50 ms: 10.00 ms → 40.50 ms, interval [+25.25 ms, +35.75 ms]',
+        'gpu queue p95 ▲ up +360.0 ms: 120.0 ms → 480.0 ms, interval [+300.0 ms, +410.0 ms]',
+        'gateway p50 ▼ down −0.500 ms: 4.00 ms → 3.50 ms, interval [−0.750 ms, −0.250 ms]',
+      ]);
+      const ledgers = await hp.page.$$eval('[data-testid="ledgers"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+      assert.deepStrictEqual(ledgers.find((r) => r[0] === 'rejected'), ['rejected', '12', '40']);
+      assert.deepStrictEqual(ledgers.find((r) => r[0] === 'join coverage'), ['join coverage', '96.7 % (870 of 900)', '95.6 % (860 of 900)']);
+      assert.deepStrictEqual(ledgers.find((r) => r[0] === 'error rate'), ['error rate', '2.2 %', '5.6 %']);
+      assert.deepStrictEqual(ledgers.find((r) => r[0] === 'duplicate trace IDs'), ['duplicate trace IDs', '0', '1']);
+      await shot(hp, 'compare-light');
+      assert.deepStrictEqual(await hp.allProblems(), []);
+    } finally {
+      await hp.close();
+    }
+  });
+
+  it('says "same experiment" when nothing differs; Copy sends the table as TSV from the keyboard', async () => {
+    const hp = await openCompare('dark', { ...COMPARISON, same_experiment: true, differences: [] });
+    try {
+      assert.strictEqual(await hp.page.$eval('[data-testid="experiment"]', (e) => e.getAttribute('role')), 'status');
+      assert.ok((await hp.page.$eval('[data-testid="experiment"]', (e) => e.textContent))?.startsWith('Same experiment: '));
+      const copies: { text: string; what: string }[] = [];
+      hp.channel.onNotification(Copy, (p) => copies.push(p));
+      await hp.page.focus('[data-testid="copy-tsv"]');
+      await hp.page.keyboard.press('Enter');
+      await hp.page.waitForFunction(() => true);
+      for (let i = 0; i < 50 && copies.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.strictEqual(copies.length, 1);
+      const lines = copies[0].text.trimEnd().split('\n');
+      assert.strictEqual(lines.length, 1 + 9);
+      assert.strictEqual(lines[0], 'metric\tpopulation\tstat\tbase_ms\thead_ms\tdelta_ms\tci_low_ms\tci_high_ms\tmoved\tn_base\tn_head');
+      assert.strictEqual(lines[2], 'gpu_queue_ms\tmatched successes\tp95\t120\t480\t360\t300\t410\tup\t870\t820');
+      assert.strictEqual(lines[7], 'ttft_ms\tclient successes\tp50\t\t\t\t\t\tno values in one run\t880\t0');
+    } finally {
+      await hp.close();
+    }
+  });
+});
+
+const VIEWS: Q.ViewDoc[] = [
+  { name: 'pairs', meaning: 'one row per client request', columns: [{ name: 'request_no', type: 'BIGINT', meaning: 'the request, in order' }, { name: 'trace_id', type: 'VARCHAR', meaning: 'W3C trace ID' }] },
+  { name: 'spans', meaning: 'one row per server span', columns: [{ name: 'span_id', type: 'VARCHAR', meaning: 'the span' }] },
+];
+
+async function openQuery(theme: ThemeKind): Promise<{ hp: HostPage; asked: string[]; exports: string[] }> {
+  const hp = await HostPage.open('query', { theme, width: 1300, height: 800 });
+  const asked: string[] = [];
+  const exports: string[] = [];
+  hp.channel.onRequest(Q.Run, ({ sql }) => {
+    asked.push(sql);
+    if (/nope/.test(sql)) return { columns: [], types: [], rows: [], truncated: false, ms: 1, error: 'DuckDB could not run the query: Binder Error: Referenced column "nope" not found in FROM clause!' };
+    return {
+      columns: ['request_no', 'trace_id', 'gpu_queue_ms', 'matched'],
+      types: ['BIGINT', 'VARCHAR', 'DOUBLE', 'BOOLEAN'],
+      rows: [
+        [1, '4bf92f3577b34da6a3ce929d0e0e4736', 12.5, true],
+        [2, null, null, false],
+        [3, 'tab\there', 3, true],
+      ],
+      truncated: true,
+      ms: 4.25,
+      error: null,
+    };
+  });
+  hp.channel.onNotification(Q.ExportCsv, ({ sql }) => {
+    exports.push(sql);
+    hp.channel.notify(Q.Exported, { status: 'written', message: '3 rows written to /tmp/q.csv (1 KB).' });
+  });
+  hp.channel.onNotification(ReportProblem, (p) => hp.problems.push(p.message));
+  hp.channel.notify(Q.DidLoad, { run: 'k6.ndjson + spans.otlp.jsonl', views: VIEWS, views_version: 1, max_rows: 3, sql: 'SELECT * FROM pairs LIMIT 3' });
+  await hp.page.waitForSelector('[data-testid="sql"]');
+  return { hp, asked, exports };
+}
+
+describe('query webview in headless Chromium', function () {
+  this.timeout(60_000);
+
+  it('runs the box with Ctrl+Enter, shows types, NULLs and that more rows exist; copies TSV; exports through the host', async () => {
+    const { hp, asked, exports } = await openQuery('dark');
+    try {
+      assert.strictEqual(await hp.page.$eval('[data-testid="sql"]', (e) => (e as unknown as { value: string }).value), 'SELECT * FROM pairs LIMIT 3');
+      await hp.page.focus('[data-testid="sql"]');
+      await hp.page.keyboard.press('Control+Enter');
+      await hp.page.waitForSelector('[data-testid="rows"]');
+      assert.deepStrictEqual(asked, ['SELECT * FROM pairs LIMIT 3']);
+      const head = await hp.page.$$eval('[data-testid="rows"] thead th', (ths) => ths.map((t) => [...t.children].map((c) => c.textContent)));
+      assert.deepStrictEqual(head, [['request_no', 'BIGINT'], ['trace_id', 'VARCHAR'], ['gpu_queue_ms', 'DOUBLE'], ['matched', 'BOOLEAN']]);
+      const cells = await hp.page.$$eval('[data-testid="rows"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+      assert.deepStrictEqual(cells, [
+        ['1', '4bf92f3577b34da6a3ce929d0e0e4736', '12.5', 'true'],
+        ['2', 'NULL', 'NULL', 'false'],
+        ['3', 'tab\there', '3', 'true'],
+      ]);
+      assert.strictEqual(await hp.page.$eval('[data-testid="status"]', (e) => e.textContent), '3 rows in 4.3 ms · the first 3 are shown; more exist (Export CSV writes every row)');
+      // the views are listed beside the box, their columns inside
+      assert.deepStrictEqual(await hp.page.$$eval('[data-testid="views"] details', (d) => d.map((e) => e.getAttribute('data-view'))), ['pairs', 'spans']);
+      await hp.page.click('[data-view="pairs"] summary');
+      await shot(hp, 'query-dark');
+      const copies: { text: string }[] = [];
+      hp.channel.onNotification(Copy, (p) => copies.push(p));
+      await hp.page.click('[data-testid="copy"]');
+      await hp.page.click('[data-testid="export"]');
+      for (let i = 0; i < 50 && (copies.length === 0 || exports.length === 0); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.strictEqual(copies[0]?.text, 'request_no\ttrace_id\tgpu_queue_ms\tmatched\n1\t4bf92f3577b34da6a3ce929d0e0e4736\t12.5\ttrue\n2\t\t\tfalse\n3\ttab here\t3\ttrue\n');
+      assert.deepStrictEqual(exports, ['SELECT * FROM pairs LIMIT 3']);
+      await hp.page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document.querySelector('[data-testid="export-note"]')?.textContent?.startsWith('3 rows written') === true);
+      assert.deepStrictEqual(await hp.allProblems(), []);
+    } finally {
+      await hp.close();
+    }
+  });
+
+  it('shows why a query did not run (DuckDB\'s message) in an alert, and a view\'s SELECT goes into the box', async () => {
+    const { hp } = await openQuery('light');
+    try {
+      await hp.page.fill('[data-testid="sql"]', 'SELECT nope FROM pairs');
+      await hp.page.click('[data-testid="run"]');
+      await hp.page.waitForSelector('[data-testid="problem"] [role="alert"]');
+      assert.strictEqual(await hp.page.$eval('[data-testid="problem"] [role="alert"]', (e) => e.textContent), 'DuckDB could not run the query: Binder Error: Referenced column "nope" not found in FROM clause!');
+      assert.strictEqual(await hp.page.$('[data-testid="rows"]'), null);
+      await hp.page.click('[data-view="spans"] summary');
+      await shot(hp, 'query-light-error');
+      await hp.page.click('[data-view="spans"] button');
+      assert.strictEqual(await hp.page.$eval('[data-testid="sql"]', (e) => (e as unknown as { value: string }).value), 'SELECT * FROM spans LIMIT 100');
+      assert.deepStrictEqual(await hp.allProblems(), []);
+    } finally {
+      await hp.close();
+    }
+  });
+});
