@@ -100,7 +100,7 @@ suite('compare, query and export pairs: the editor against the CLI on generated 
   test('Query Run…: the rows equal phasewise sql --format json; a bad column gives DuckDB\'s message; Export CSV equals --format csv', async function () {
     this.timeout(180_000);
     const run = sides.healthy.runId;
-    const sql = 'SELECT request_no, trace_id, outcome, http_status, matched, client_total_ms, gpu_queue_ms FROM pairs ORDER BY request_no LIMIT 200';
+    const sql = 'SELECT request_no, trace_id, outcome, status_class, matched, client_total_ms, gpu_queue_ms FROM pairs ORDER BY request_no LIMIT 200';
     assert.strictEqual(await vscode.commands.executeCommand('phasewise.queryRun', run), true);
     const panel = await waitFor('the query webview to receive the views', 60_000, () => h.panels().find((p) => p.view === 'query' && p.runId === run && p.messages.some((m) => m.dir === 'out' && m.method === 'query/didLoad')));
     const views = (panel.messages.find((m) => m.method === 'query/didLoad')?.params as { views: { name: string }[] }).views.map((v) => v.name);
