@@ -6,7 +6,7 @@
  * A 5 ms ticker on the same thread measures how long the loop was held.
  */
 import { performance } from 'perf_hooks';
-import { Prng } from './generate/prng';
+import { Prng } from '../src/core/prng';
 import { ValidationScheduler, VALIDATION_DELAY_MS } from '../src/extension/contract/scheduler';
 
 export interface TypingOptions {

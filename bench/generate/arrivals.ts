@@ -1,4 +1,4 @@
-import { Prng } from './prng';
+import { Prng } from '../../src/core/prng';
 
 /**
  * Open-model arrivals: a Poisson process at `rate`/s, optionally ramping linearly from 0 over the first

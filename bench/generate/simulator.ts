@@ -1,6 +1,7 @@
 import { MinHeap } from './heap';
 import type { GenerateOptions } from './options';
-import { msToNs, Prng } from './prng';
+import { Prng } from '../../src/core/prng';
+import { msToNs } from './timefmt';
 import { exportFate, outcomeFor, rootSpan } from './rootSpan';
 import { degradation, type RouteSpec, type ScenarioOptions } from './scenario';
 import type { Attr, RequestTruth, ServerTruth, SpanTruth } from './truth';

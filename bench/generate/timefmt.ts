@@ -41,3 +41,8 @@ function pad9(n: number): string {
 export function nsToMs(ns: number): number {
   return ns / 1e6;
 }
+
+/** Rounds a duration in milliseconds to whole nanoseconds, at least `minNs`. */
+export function msToNs(ms: number, minNs = 1000): number {
+  return Math.max(minNs, Math.round(ms * 1e6));
+}

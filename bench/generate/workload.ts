@@ -1,4 +1,4 @@
-import type { Prng } from './prng';
+import type { Prng } from '../../src/core/prng';
 
 /** Model classes behind the gateway: time per output token and prefill cost differ by size. */
 export interface ModelClass {

@@ -1,4 +1,4 @@
-import { Prng } from '../generate/prng';
+import { Prng } from '../../src/core/prng';
 
 /**
  * Fresh trace and span IDs for each copy of a real run: every source ID gets its own random ID in

@@ -6,7 +6,7 @@
  * so the trace is matched. Deterministic for a seed.
  */
 import { writeFileSync } from 'fs';
-import { Prng } from '../generate/prng';
+import { Prng } from '../../src/core/prng';
 
 export interface BigTrace {
   traceId: string;

@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import { computeCriticalPath, type PathSpan } from '../../../../src/core/analysis/trace/criticalPath';
-import { Prng } from '../../../../bench/generate/prng';
+import { Prng } from '../../../../src/core/prng';
 
 /**
  * A second, recursive implementation written from the definition (the test may recurse; its trees are

@@ -1,8 +1,9 @@
 /**
- * Seeded pseudo-random numbers for the run generator. xoshiro128** (32-bit state words, so every step
- * is exact in JavaScript integer arithmetic) seeded through splitmix32, which spreads even a small
- * seed over the whole state. Same seed → same sequence on every platform, which is what makes the
- * generated runs byte-identical.
+ * Seeded pseudo-random numbers, for the run generator (bench/generate) and compare's bootstrap.
+ * xoshiro128** (32-bit state words, so every step is exact in JavaScript integer arithmetic) seeded
+ * through splitmix32, which spreads even a small seed over the whole state. Same seed → same sequence
+ * on every platform, which is what makes the generated runs byte-identical and a seeded comparison
+ * repeatable.
  */
 export class Prng {
   private a: number;
@@ -104,9 +105,4 @@ export class Prng {
 
 function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0;
-}
-
-/** Rounds a duration in milliseconds to whole nanoseconds, at least `minNs`. */
-export function msToNs(ms: number, minNs = 1000): number {
-  return Math.max(minNs, Math.round(ms * 1e6));
 }
