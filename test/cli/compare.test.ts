@@ -98,12 +98,25 @@ describe('phasewise compare (built CLI) on generated healthy and degraded-pool r
     assert.strictEqual(c.same_experiment, true);
     assert.deepStrictEqual(c.moved, []);
     for (const m of c.metrics) for (const s of Object.values(m.stats)) assert.strictEqual(s?.delta, 0, m.metric);
-    // The intervals' assumption travels with them, in JSON and beside the intervals in the text.
-    assert.match(String((c as unknown as { interval_assumption: unknown }).interval_assumption), /resampled as independent draws/);
+    // How the intervals were resampled travels with them, in JSON and beside the intervals in the text.
+    const j = c as unknown as { interval_assumption: string; block: { length_s: number; bin_s: number; rule: string; blocks_base: number } };
+    assert.match(j.interval_assumption, /circular block bootstrap/);
+    assert.strictEqual(j.block.bin_s, 1);
+    assert.ok(Number.isInteger(j.block.length_s) && j.block.length_s >= 1, JSON.stringify(j.block));
+    assert.match(j.block.rule, /^Politis–White/);
+    // ⌈seconds of the run / block⌉ blocks per resample (the sample run is 90 s of send time)
+    assert.strictEqual(j.block.blocks_base, Math.ceil(90 / j.block.length_s));
     const text = await runCli(['compare', db('healthy'), db('healthy')]);
     const lines = text.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith('intervals: 95 % percentile bootstrap'));
-    assert.match(lines[at + 1], /^ {2}caution: requests are resampled as independent draws; .* intervals are too narrow/);
+    assert.match(lines[at + 1], new RegExp(`^ {2}blocks: ${j.block.length_s} s of send time \\(Politis–White`));
+    assert.match(lines[at + 2], /^ {2}resampling: .*circular block bootstrap/);
+    const given = await runCli(['compare', db('healthy'), db('degraded'), '--format', 'json', '--block-length', '5s']);
+    const g = JSON.parse(given.stdout) as { block: { length_s: number; rule: string; blocks_base: number } };
+    assert.deepStrictEqual([g.block.length_s, g.block.rule, g.block.blocks_base], [5, 'given (--block-length)', 18]);
+    const bad = await runCli(['compare', db('healthy'), db('healthy'), '--block-length', '1500ms']);
+    assert.strictEqual(bad.status, 4);
+    assert.match(bad.stderr, /--block-length expects whole seconds/);
   });
 
   it('says when the runs are different experiments: contract sections and analysis settings diffed, and --fail-on cannot pass', async () => {

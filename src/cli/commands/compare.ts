@@ -25,6 +25,7 @@ const COMPARE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'head-contract': { kind: 'string' },
   window: { kind: 'string' },
   resamples: { kind: 'string' },
+  'block-length': { kind: 'string' },
   seed: { kind: 'string' },
   confidence: { kind: 'string' },
   'fail-on': { kind: 'list' },
@@ -41,12 +42,15 @@ const MAX_RESAMPLES = 1_000_000;
 export const COMPARE_USAGE = `usage: phasewise compare BASE HEAD [options]
   BASE and HEAD: runs loaded with 'phasewise analyze --db FILE' (each opened read-only)
   per owner and p50/p95/p99: both runs' quantiles (matched successes, as in the report), HEAD − BASE and
-  a percentile bootstrap interval resampling each run's requests; 'moved' lists the intervals that
+  a percentile interval from a circular block bootstrap of each run (blocks of consecutive seconds of
+  send time, since requests that queue together are not independent); 'moved' lists the intervals that
   exclude zero; the outcome ledgers and join coverage side by side; the contracts' workload, request
   and trace sections, the inputs and the analysis settings are diffed (same experiment?)
   --contract FILE        the contract of both runs; --base-contract/--head-contract FILE for one each
   --window DURATION      window size, as for analyze
   --resamples N          bootstrap resamples (default ${DEFAULT_COMPARE_SETTINGS.resamples}); --seed N (default ${DEFAULT_COMPARE_SETTINGS.seed})
+  --block-length DURATION  the block (whole seconds, e.g. 10s); default: the Politis–White rule on each
+                         metric's per-second mean, the largest over both runs (printed with the intervals)
   --confidence C         interval confidence, 0.5-0.999 (default ${DEFAULT_COMPARE_SETTINGS.confidence})
   --fail-on RULE...      METRIC.STAT>+N% or METRIC.STAT>+Nms, e.g. 'gpu_queue_ms.p95>+10%': exit 1 when
                          the whole interval is above the threshold, 2 when only the point difference is
@@ -54,7 +58,8 @@ export const COMPARE_USAGE = `usage: phasewise compare BASE HEAD [options]
   --format text|json     (default text); --out FILE writes it to FILE
   --memory-limit SIZE, --threads N   DuckDB's memory limit and threads, as for analyze
   json: same_experiment, differences, moved [{metric, stat, base, head, delta, ci_low, ci_high}],
-        metrics, base/head {outcomes, join}, resamples, confidence, seed, interval_assumption, fail_on
+        metrics, base/head {outcomes, join}, resamples, confidence, seed, interval_assumption,
+        block {length_s, bin_s, rule, blocks_base, blocks_head}, fail_on
 `;
 
 export async function runCompare(argv: readonly string[]): Promise<number> {
@@ -74,6 +79,7 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
     resamples: flagPositiveInt(args, 'resamples', MAX_RESAMPLES) ?? DEFAULT_COMPARE_SETTINGS.resamples,
     seed: parseSeed(flagString(args, 'seed')),
     confidence: parseConfidence(flagString(args, 'confidence')),
+    blockLengthS: parseBlockLength(flagString(args, 'block-length')),
   };
   const memory = storeFlags(args);
   const window = flagString(args, 'window');
@@ -147,6 +153,13 @@ function parseSeed(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_COMPARE_SETTINGS.seed;
   if (!/^\d{1,10}$/.test(raw) || Number(raw) > 0xffffffff) throw new UsageError(`--seed expects an integer 0-4294967295, got '${raw}'`);
   return Number(raw);
+}
+
+function parseBlockLength(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = parseDurationMs(raw, '--block-length');
+  if (!(ms >= 1000) || ms % 1000 !== 0) throw new UsageError(`--block-length expects whole seconds of at least 1s (the blocks are made of 1 s bins), got '${raw}'`);
+  return ms / 1000;
 }
 
 function parseConfidence(raw: string | undefined): number {

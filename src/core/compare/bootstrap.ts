@@ -1,15 +1,25 @@
 /**
- * Bootstrap intervals for the difference of a quantile between two runs, resampling requests.
+ * Block bootstrap intervals for the difference of a quantile between two runs.
  *
- * A resample of n sorted values x[0..n-1] draws n indices uniformly with replacement; its j-th
- * smallest value is x[floor(n·U(j+1))], U(k) being the k-th order statistic of n uniforms on (0,1),
- * because floor(n·u) is monotone. U(k) ~ Beta(k, n+1-k), and given U(k) = u the next one is
- * u + (1-u)·Beta(1, n-k). So the interpolated quantile of a resample (quantile_cont: between the order
- * statistics at (n-1)p) is drawn exactly in O(1), without building the resample: 100k requests and
- * thousands of resamples cost milliseconds, where resampling and sorting would cost minutes. The
- * tests check the intervals against that naive resample-and-sort bootstrap.
+ * Requests of a queueing run are not independent draws: a slow spell slows every request sent during
+ * it, so resampling single requests gives intervals that are too narrow (two 100k runs of one workload
+ * with different seeds showed 21 moves). The resampling unit is therefore a block of consecutive
+ * seconds of send time: a run's requests are binned by send second (BIN_MS), and a resample is the
+ * circular block bootstrap over those bins: ⌈T/L⌉ blocks of L consecutive bins (wrapping at the end),
+ * each starting at a uniform bin, with every request of a drawn bin taken. L comes from the
+ * Politis–White rule (blockLength.ts).
+ *
+ * A resample is a weight per bin (how many drawn blocks cover it), shared by every metric of the run,
+ * so one resample moves all owners together as the run did. Its quantile is found without building the
+ * resample: the metric's values are sorted once with each value's bin, and the weighted rank is located
+ * through a table of per-bin counts at every `step`-th sorted value (a binary search over the table,
+ * then a walk of at most `step` values). The tests check the intervals against the naive
+ * concatenate-and-sort block bootstrap.
  */
-import type { Rng } from './random';
+import type { Prng } from '../prng';
+
+/** Width of a send-time bin, the unit of the blocks. */
+export const BIN_MS = 1000;
 
 /** quantile_cont over ascending values: linear interpolation at (n-1)p (DuckDB's, and the report's). */
 export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
@@ -21,30 +31,165 @@ export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
   return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
 }
 
-/** `resamples` draws of the p-quantile of a bootstrap resample of `sorted` (ascending, n ≥ 1). */
-export function bootstrapQuantile(sorted: ArrayLike<number>, p: number, resamples: number, rng: Rng): Float64Array {
-  const n = sorted.length;
-  const out = new Float64Array(resamples);
-  const h = (n - 1) * p;
-  const lo = Math.floor(h);
-  const frac = h - lo;
-  const k = lo + 1; // 1-based rank of the lower order statistic
-  const at = (u: number): number => sorted[Math.min(n - 1, Math.floor(n * u))];
-  for (let b = 0; b < resamples; b++) {
-    if (n === 1) {
-      out[b] = sorted[0];
-      continue;
-    }
-    const u = rng.beta(k, n + 1 - k);
-    const low = at(u);
-    if (frac === 0 || k >= n) {
-      out[b] = low;
-      continue;
-    }
-    const next = u + (1 - u) * (1 - Math.pow(rng.uniform(), 1 / (n - k)));
-    out[b] = low + frac * (at(next) - low);
+/**
+ * Ascending values with each one's bin: a counting sort by bin, a native sort of each bin's values,
+ * then bottom-up merges of neighbouring bins (log2 T passes), carrying the bins along.
+ */
+function sortWithBins(values: ArrayLike<number>, bins: ArrayLike<number>, binCount: number): { sorted: Float64Array; binOf: Int32Array; counts: Int32Array } {
+  const n = values.length;
+  const counts = new Int32Array(binCount);
+  for (let i = 0; i < n; i++) counts[bins[i]]++;
+  const starts = new Int32Array(binCount + 1);
+  for (let t = 0; t < binCount; t++) starts[t + 1] = starts[t] + counts[t];
+  let val = new Float64Array(n);
+  let bin = new Int32Array(n);
+  const fill = starts.slice(0, binCount);
+  for (let i = 0; i < n; i++) {
+    const t = bins[i];
+    val[fill[t]] = values[i];
+    bin[fill[t]++] = t;
   }
-  return out;
+  for (let t = 0; t < binCount; t++) val.subarray(starts[t], starts[t + 1]).sort();
+  let bounds = Array.from(starts).filter((s, i) => i === 0 || s !== starts[i - 1]);
+  let outVal = new Float64Array(n);
+  let outBin = new Int32Array(n);
+  while (bounds.length > 2) {
+    const next: number[] = [0];
+    for (let r = 0; r + 1 < bounds.length; r += 2) {
+      const a0 = bounds[r];
+      const a1 = bounds[r + 1];
+      const b1 = r + 2 < bounds.length ? bounds[r + 2] : a1;
+      let i = a0;
+      let j = a1;
+      let o = a0;
+      while (i < a1 && j < b1) {
+        if (val[j] < val[i]) {
+          outVal[o] = val[j];
+          outBin[o++] = bin[j++];
+        } else {
+          outVal[o] = val[i];
+          outBin[o++] = bin[i++];
+        }
+      }
+      while (i < a1) {
+        outVal[o] = val[i];
+        outBin[o++] = bin[i++];
+      }
+      while (j < b1) {
+        outVal[o] = val[j];
+        outBin[o++] = bin[j++];
+      }
+      next.push(b1);
+    }
+    [val, outVal] = [outVal, val];
+    [bin, outBin] = [outBin, bin];
+    bounds = next;
+  }
+  return { sorted: val, binOf: bin, counts };
+}
+
+/** One metric's values in one run, ascending, each tagged with its request's send-time bin. */
+export class BinnedValues {
+  readonly sorted: Float64Array;
+  /** Values per bin. */
+  readonly counts: Int32Array;
+  private readonly binOf: Int32Array;
+  private readonly step: number;
+  private readonly cells: number;
+  /** cum[g·T + t]: values of bin t among the first g·step sorted values. */
+  private readonly cum: Int32Array;
+
+  /** `values` finite; `bins[i]` the bin (0 ≤ bin < binCount) of `values[i]`. */
+  constructor(values: ArrayLike<number>, bins: ArrayLike<number>, readonly binCount: number) {
+    const s = sortWithBins(values, bins, binCount);
+    this.sorted = s.sorted;
+    this.binOf = s.binOf;
+    this.counts = s.counts;
+    const n = this.sorted.length;
+    this.step = Math.max(32, Math.ceil(n / 256));
+    this.cells = Math.floor(n / this.step);
+    this.cum = new Int32Array((this.cells + 1) * binCount);
+    const running = new Int32Array(binCount);
+    for (let g = 1; g <= this.cells; g++) {
+      for (let i = (g - 1) * this.step; i < g * this.step; i++) running[this.binOf[i]]++;
+      this.cum.set(running, g * binCount);
+    }
+  }
+
+  get n(): number {
+    return this.sorted.length;
+  }
+
+  /** The mean value of each bin that has values, in time order: the series the block length is chosen on. */
+  binMeans(): Float64Array {
+    const sum = new Float64Array(this.binCount);
+    for (let i = 0; i < this.sorted.length; i++) sum[this.binOf[i]] += this.sorted[i];
+    const out: number[] = [];
+    for (let t = 0; t < this.binCount; t++) if (this.counts[t] > 0) out.push(sum[t] / this.counts[t]);
+    return Float64Array.from(out);
+  }
+
+  /** The p-quantile (quantile_cont) of the resample whose bin weights are w[off .. off+T). */
+  resampleQuantile(w: Int32Array, off: number, p: number): number {
+    const T = this.binCount;
+    let total = 0;
+    for (let t = 0; t < T; t++) total += w[off + t] * this.counts[t];
+    if (total === 0) return NaN;
+    const h = (total - 1) * p;
+    const lo = Math.floor(h);
+    const frac = h - lo;
+    // Largest table row g whose weighted count is ≤ lo: the value of rank lo lies at or after g·step.
+    const weighted = (g: number): number => {
+      let s = 0;
+      const row = g * T;
+      for (let t = 0; t < T; t++) s += w[off + t] * this.cum[row + t];
+      return s;
+    };
+    let a = 0;
+    let b = this.cells;
+    let acc = 0;
+    while (a < b) {
+      const mid = (a + b + 1) >> 1;
+      const c = weighted(mid);
+      if (c <= lo) {
+        a = mid;
+        acc = c;
+      } else b = mid - 1;
+    }
+    let i = a * this.step;
+    // acc counts the resample's copies of the values before i; walk to the one holding rank lo.
+    for (;;) {
+      acc += w[off + this.binOf[i]];
+      if (acc > lo) break;
+      i++;
+    }
+    const low = this.sorted[i];
+    if (frac === 0 || lo + 1 >= total) return low;
+    while (acc <= lo + 1) {
+      i++;
+      acc += w[off + this.binOf[i]];
+    }
+    return low + frac * (this.sorted[i] - low);
+  }
+}
+
+/**
+ * `resamples` circular block resamples of `binCount` bins with blocks of `blockBins` bins: weights
+ * w[r·T + t], the number of drawn blocks covering bin t in resample r.
+ */
+export function blockWeights(binCount: number, blockBins: number, resamples: number, rng: Prng): Int32Array {
+  const T = binCount;
+  const L = Math.max(1, Math.min(blockBins, T));
+  const blocks = Math.ceil(T / L);
+  const w = new Int32Array(resamples * T);
+  for (let r = 0; r < resamples; r++) {
+    const off = r * T;
+    for (let k = 0; k < blocks; k++) {
+      const start = Math.floor(rng.uniform() * T);
+      for (let j = 0; j < L; j++) w[off + ((start + j) % T)]++;
+    }
+  }
+  return w;
 }
 
 /** A percentile interval of the bootstrap distribution of head − base. */
@@ -56,18 +201,27 @@ export interface DiffInterval {
   ci_high: number;
 }
 
+/** A run's side of a comparison: its block resamples' weights (blockWeights) and their count. */
+export interface Resamples {
+  weights: Int32Array;
+  count: number;
+}
+
 /**
- * The point difference and its percentile interval at `confidence`, resampling each run's requests
- * independently (the runs are independent samples).
+ * The point difference of the p-quantiles and its percentile interval at `confidence`, each run
+ * resampled by its own block weights (the runs are independent). A resample with no value of the
+ * metric (every drawn bin empty of it) is left out of the percentiles.
  */
-export function quantileDiff(base: ArrayLike<number>, head: ArrayLike<number>, p: number, resamples: number, confidence: number, rng: Rng): DiffInterval {
-  const b = quantileSorted(base, p);
-  const h = quantileSorted(head, p);
-  const rb = bootstrapQuantile(base, p, resamples, rng);
-  const rh = bootstrapQuantile(head, p, resamples, rng);
-  const deltas = new Float64Array(resamples);
-  for (let i = 0; i < resamples; i++) deltas[i] = rh[i] - rb[i];
-  deltas.sort();
+export function quantileDiff(base: BinnedValues, head: BinnedValues, p: number, rb: Resamples, rh: Resamples, confidence: number): DiffInterval {
+  const b = quantileSorted(base.sorted, p);
+  const h = quantileSorted(head.sorted, p);
+  const count = Math.min(rb.count, rh.count);
+  const deltas: number[] = [];
+  for (let r = 0; r < count; r++) {
+    const d = head.resampleQuantile(rh.weights, r * head.binCount, p) - base.resampleQuantile(rb.weights, r * base.binCount, p);
+    if (Number.isFinite(d)) deltas.push(d);
+  }
+  const sorted = Float64Array.from(deltas).sort();
   const alpha = (1 - confidence) / 2;
-  return { base: b, head: h, delta: h - b, ci_low: quantileSorted(deltas, alpha), ci_high: quantileSorted(deltas, 1 - alpha) };
+  return { base: b, head: h, delta: h - b, ci_low: quantileSorted(sorted, alpha), ci_high: quantileSorted(sorted, 1 - alpha) };
 }

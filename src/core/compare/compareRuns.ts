@@ -10,15 +10,18 @@ import { computeLedger } from '../analysis/figures/ledger';
 import { METRICS, PHASES } from '../analysis/catalog/metrics';
 import type { JoinSummary, OutcomeLedger } from '../report/model';
 import type { RunViews } from '../views/session';
-import { quantileDiff, type DiffInterval } from './bootstrap';
+import { Prng } from '../prng';
+import { BIN_MS, BinnedValues, blockWeights, quantileDiff, type DiffInterval, type Resamples } from './bootstrap';
+import { politisWhiteBlockLength } from './blockLength';
 import { compareExperiments, type ExperimentFacts } from './experiment';
-import { Rng } from './random';
 
 export const COMPARE_STATS = ['p50', 'p95', 'p99'] as const;
 export type CompareStat = (typeof COMPARE_STATS)[number];
 
 export interface CompareSettings {
   resamples: number;
+  /** Block length in seconds of send time; absent: chosen by the Politis–White rule (blockLength.ts). */
+  blockLengthS?: number;
   /** Two-sided confidence of the intervals, e.g. 0.95. */
   confidence: number;
   seed: number;
@@ -60,8 +63,13 @@ export interface Comparison {
   resamples: number;
   confidence: number;
   seed: number;
-  /** What the intervals assume, printed beside them (requests resampled as independent draws). */
+  /** How the intervals were resampled, printed beside them. */
   interval_assumption: string;
+  /**
+   * The circular block bootstrap's block: `length_s` seconds of send time (bins of `bin_s`), one for
+   * both runs; `rule` says how it was chosen; `blocks_base`/`blocks_head`: blocks per resample.
+   */
+  block: { length_s: number; bin_s: number; rule: string; blocks_base: number; blocks_head: number };
   base: RunSide;
   head: RunSide;
   metrics: MetricComparison[];
@@ -74,13 +82,11 @@ export interface ComparedRun {
   facts: ExperimentFacts;
 }
 
-/**
- * Requests of a queueing run are not independent (a slow spell slows its neighbours), so an interval
- * that resamples single requests is too narrow there: two 100k runs of one workload with different seeds
- * showed 21 moves. Said beside every interval until the bootstrap resamples whole windows.
- */
 export const INTERVAL_ASSUMPTION =
-  'requests are resampled as independent draws; in a run where requests queue behind each other they are correlated and the intervals are too narrow, so confirm a move on a repeat run before acting on it';
+  'requests of a queueing run are correlated in time, so whole blocks of consecutive seconds of send time are resampled (circular block bootstrap), each run on its own; with a dozen blocks or fewer per resample (a short run, long dependence) the intervals are still somewhat too narrow, and dependence longer than a block is not covered'
+
+export const BLOCK_RULE_AUTO = 'Politis–White (2004/2009) rule on each metric\'s per-second mean, the largest over the metrics of both runs, rounded up to whole seconds';
+export const BLOCK_RULE_GIVEN = 'given (--block-length)';
 
 const P: Readonly<Record<CompareStat, number>> = { p50: 0.5, p95: 0.95, p99: 0.99 };
 
@@ -94,21 +100,60 @@ function comparedMetrics(phaseColumns: readonly string[]): Array<{ metric: strin
   });
 }
 
+/** A run's compared values: each metric's BinnedValues over the run's send-time bins. */
+interface RunValues {
+  binCount: number;
+  values: Map<string, BinnedValues>;
+}
+
 /**
- * Every compared metric's finite values, ascending: one column read per population (DuckDB's
- * list(… ORDER BY) per metric cost 0.25 s each at 100k requests), sorted here as Float64Arrays.
+ * Every compared metric's finite values with their send-time bins: one column read per population
+ * (DuckDB's list(… ORDER BY) per metric cost 0.25 s each at 100k requests), sorted here.
+ * A request without a finite send offset has no place in time; it is put in the first bin rather
+ * than dropped, so every request of the population is counted.
  */
-async function sortedValues(run: RunViews, metrics: ReturnType<typeof comparedMetrics>): Promise<Map<string, Float64Array>> {
-  const out = new Map<string, Float64Array>();
+async function runValues(run: RunViews, metrics: ReturnType<typeof comparedMetrics>): Promise<RunValues> {
+  const read: Array<{ chosen: typeof metrics; columns: Map<string, unknown[]>; bins: Int32Array }> = [];
+  let binCount = 1;
   for (const filter of [...new Set(metrics.map((m) => m.filter))]) {
     const chosen = metrics.filter((m) => m.filter === filter);
-    const columns = await run.store.columns(`SELECT ${chosen.map((m) => `CAST(${m.metric} AS DOUBLE) AS ${m.metric}`).join(', ')} FROM pairs WHERE ${filter}`);
+    const columns = await run.store.columns(
+      `SELECT CAST(offset_ms AS DOUBLE) AS offset_ms, ${chosen.map((m) => `CAST(${m.metric} AS DOUBLE) AS ${m.metric}`).join(', ')} FROM pairs WHERE ${filter}`,
+    );
+    const offsets = columns.get('offset_ms') ?? [];
+    const bins = new Int32Array(offsets.length);
+    for (let i = 0; i < offsets.length; i++) {
+      const o = offsets[i];
+      const t = typeof o === 'number' && Number.isFinite(o) && o > 0 ? Math.floor(o / BIN_MS) : 0;
+      bins[i] = t;
+      if (t + 1 > binCount) binCount = t + 1;
+    }
+    read.push({ chosen, columns, bins });
+  }
+  const values = new Map<string, BinnedValues>();
+  for (const { chosen, columns, bins } of read) {
     for (const m of chosen) {
-      const values = (columns.get(m.metric) ?? []).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-      out.set(m.metric, Float64Array.from(values).sort());
+      const col = columns.get(m.metric) ?? [];
+      const v: number[] = [];
+      const b: number[] = [];
+      for (let i = 0; i < col.length; i++) {
+        const x = col[i];
+        if (typeof x === 'number' && Number.isFinite(x)) {
+          v.push(x);
+          b.push(bins[i]);
+        }
+      }
+      values.set(m.metric, new BinnedValues(v, b, binCount));
     }
   }
-  return out;
+  return { binCount, values };
+}
+
+/** The block length in bins: the Politis–White length of every metric's per-second means, the largest. */
+function chosenBlockBins(runs: readonly RunValues[]): number {
+  let bins = 1;
+  for (const r of runs) for (const v of r.values.values()) if (v.n > 0) bins = Math.max(bins, Math.ceil(politisWhiteBlockLength(v.binMeans()) - 1e-9));
+  return bins;
 }
 
 async function side(run: ComparedRun): Promise<RunSide> {
@@ -121,11 +166,9 @@ async function side(run: ComparedRun): Promise<RunSide> {
   };
 }
 
-/** A seed per metric and statistic, so one interval does not depend on which others were computed. */
-function streamSeed(seed: number, key: string): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
+/** A seed per run side, so a run's resamples do not depend on which metrics were compared. */
+function sideSeed(seed: number, side: 'base' | 'head'): Prng {
+  return new Prng(seed, side === 'base' ? 0 : 1);
 }
 
 export async function compareRuns(base: ComparedRun, head: ComparedRun, settings: CompareSettings = DEFAULT_COMPARE_SETTINGS): Promise<Comparison> {
@@ -135,16 +178,20 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
   const phases = base.views.context.phaseColumns.filter((c) => headPhases.has(c));
   const metrics = comparedMetrics(phases);
   // The runs live in two DuckDB instances: read both at once.
-  const [bv, hv, baseSide, headSide] = await Promise.all([sortedValues(base.views, metrics), sortedValues(head.views, metrics), side(base), side(head)]);
+  const [bv, hv, baseSide, headSide] = await Promise.all([runValues(base.views, metrics), runValues(head.views, metrics), side(base), side(head)]);
+  const blockBins = settings.blockLengthS !== undefined ? Math.max(1, Math.round((settings.blockLengthS * 1000) / BIN_MS)) : chosenBlockBins([bv, hv]);
+  const rb: Resamples = { weights: blockWeights(bv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'base')), count: settings.resamples };
+  const rh: Resamples = { weights: blockWeights(hv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'head')), count: settings.resamples };
+  const empty = (binCount: number): BinnedValues => new BinnedValues([], [], binCount);
   const rows: MetricComparison[] = [];
   const moved: Moved[] = [];
   for (const m of metrics) {
-    const b = bv.get(m.metric) ?? new Float64Array();
-    const h = hv.get(m.metric) ?? new Float64Array();
-    const row: MetricComparison = { metric: m.metric, population: m.population, n_base: b.length, n_head: h.length, stats: {} };
-    if (b.length > 0 && h.length > 0) {
+    const b = bv.values.get(m.metric) ?? empty(bv.binCount);
+    const h = hv.values.get(m.metric) ?? empty(hv.binCount);
+    const row: MetricComparison = { metric: m.metric, population: m.population, n_base: b.n, n_head: h.n, stats: {} };
+    if (b.n > 0 && h.n > 0) {
       for (const stat of COMPARE_STATS) {
-        const d = quantileDiff(b, h, P[stat], settings.resamples, settings.confidence, new Rng(streamSeed(settings.seed, `${m.metric}.${stat}`)));
+        const d = quantileDiff(b, h, P[stat], rb, rh, settings.confidence);
         const isMoved = d.ci_low > 0 || d.ci_high < 0;
         row.stats[stat] = { ...d, moved: isMoved };
         if (isMoved) moved.push({ metric: m.metric, stat, ...d });
@@ -158,6 +205,13 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
     confidence: settings.confidence,
     seed: settings.seed,
     interval_assumption: INTERVAL_ASSUMPTION,
+    block: {
+      length_s: (blockBins * BIN_MS) / 1000,
+      bin_s: BIN_MS / 1000,
+      rule: settings.blockLengthS !== undefined ? BLOCK_RULE_GIVEN : BLOCK_RULE_AUTO,
+      blocks_base: Math.ceil(bv.binCount / Math.min(blockBins, bv.binCount)),
+      blocks_head: Math.ceil(hv.binCount / Math.min(blockBins, hv.binCount)),
+    },
     base: baseSide,
     head: headSide,
     metrics: rows,

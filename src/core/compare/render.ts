@@ -24,8 +24,12 @@ export function renderComparison(c: Comparison, gates: readonly FailOnResult[] =
     for (const d of c.differences) out.push(`  ${escapeLine(d)}`);
   }
   out.push(`BASE ${escapeLine(c.base.label)}`, `HEAD ${escapeLine(c.head.label)}`);
-  out.push(`intervals: ${Math.round(c.confidence * 100)} % percentile bootstrap of HEAD − BASE, ${c.resamples} resamples of each run's requests, seed ${c.seed}`);
-  out.push(`  caution: ${c.interval_assumption}`, '');
+  out.push(`intervals: ${Math.round(c.confidence * 100)} % percentile bootstrap of HEAD − BASE, ${c.resamples} resamples of each run, seed ${c.seed}`);
+  out.push(
+    `  blocks: ${c.block.length_s} s of send time (${c.block.rule}); ${c.block.blocks_base} blocks per BASE resample, ${c.block.blocks_head} per HEAD resample`,
+    `  resampling: ${c.interval_assumption}`,
+    '',
+  );
   if (c.moved.length === 0) out.push('moved: none (every interval includes zero)');
   else {
     out.push('moved (interval excludes zero):');
