@@ -12,8 +12,8 @@
  * A resample is a weight per bin (how many drawn blocks cover it), shared by every metric of the run,
  * so one resample moves all owners together as the run did. Its quantile is found without building the
  * resample: the metric's values are sorted once with each value's bin, and the weighted rank is located
- * through a table of per-bin counts at every `step`-th sorted value (a binary search over the table,
- * then a walk of at most `step` values). The tests check the intervals against the naive
+ * through a table of per-bin prefix counts at every `step`-th sorted value (a binary search over the
+ * table costing one subtraction per block, then a walk of at most `step` values). The tests check the intervals against the naive
  * concatenate-and-sort block bootstrap.
  */
 import type { Prng } from '../prng';
@@ -88,6 +88,9 @@ function sortWithBins(values: ArrayLike<number>, bins: ArrayLike<number>, binCou
   return { sorted: val, binOf: bin, counts };
 }
 
+/** Entries of a metric's prefix table: about 2 MB, which puts a table row every n/1200 values at 100k requests. */
+const TABLE_BUDGET = 1 << 19;
+
 /** One metric's values in one run, ascending, each tagged with its request's send-time bin. */
 export class BinnedValues {
   readonly sorted: Float64Array;
@@ -96,8 +99,13 @@ export class BinnedValues {
   private readonly binOf: Int32Array;
   private readonly step: number;
   private readonly cells: number;
-  /** cum[g·T + t]: values of bin t among the first g·step sorted values. */
-  private readonly cum: Int32Array;
+  /**
+   * pre[g·W + u], W = 2T + 1: values among the first g·step sorted values whose bin, on the run's
+   * circle unrolled twice, is below u. A block of L bins starting at s holds pre[g·W + s + L] −
+   * pre[g·W + s] of them, so a resample's weighted count costs one subtraction per block.
+   */
+  private readonly pre: Int32Array;
+  private readonly width: number;
 
   /** `values` finite; `bins[i]` the bin (0 ≤ bin < binCount) of `values[i]`. */
   constructor(values: ArrayLike<number>, bins: ArrayLike<number>, readonly binCount: number) {
@@ -106,13 +114,17 @@ export class BinnedValues {
     this.binOf = s.binOf;
     this.counts = s.counts;
     const n = this.sorted.length;
-    this.step = Math.max(32, Math.ceil(n / 256));
+    const T = binCount;
+    this.width = 2 * T + 1;
+    const rows = Math.max(1, Math.min(4096, Math.floor(TABLE_BUDGET / this.width) - 1));
+    this.step = Math.max(16, Math.ceil(n / rows));
     this.cells = Math.floor(n / this.step);
-    this.cum = new Int32Array((this.cells + 1) * binCount);
-    const running = new Int32Array(binCount);
-    for (let g = 1; g <= this.cells; g++) {
-      for (let i = (g - 1) * this.step; i < g * this.step; i++) running[this.binOf[i]]++;
-      this.cum.set(running, g * binCount);
+    this.pre = new Int32Array((this.cells + 1) * this.width);
+    const running = new Int32Array(T);
+    for (let g = 0; g <= this.cells; g++) {
+      if (g > 0) for (let i = (g - 1) * this.step; i < g * this.step; i++) running[this.binOf[i]]++;
+      const row = g * this.width;
+      for (let u = 0; u < 2 * T; u++) this.pre[row + u + 1] = this.pre[row + u] + running[u % T];
     }
   }
 
@@ -129,9 +141,23 @@ export class BinnedValues {
     return Float64Array.from(out);
   }
 
-  /** The p-quantile (quantile_cont) of the resample whose bin weights are w[off .. off+T). */
-  resampleQuantile(w: Int32Array, off: number, p: number): number {
+  /** Values of the resample `r` of `rs` among the first g·step sorted values (g = cells + 1: all of them). */
+  private weighted(rs: Resamples, r: number, g: number): number {
+    const row = g * this.width;
+    const L = rs.blockBins;
+    let s = 0;
+    for (let k = r * rs.blocks, end = k + rs.blocks; k < end; k++) {
+      const start = rs.starts[k];
+      s += this.pre[row + start + L] - this.pre[row + start];
+    }
+    return s;
+  }
+
+  /** The p-quantile (quantile_cont) of resample `r` of `rs` (drawn over this run's bins). */
+  resampleQuantile(rs: Resamples, r: number, p: number): number {
     const T = this.binCount;
+    const off = r * T;
+    const w = rs.weights;
     let total = 0;
     for (let t = 0; t < T; t++) total += w[off + t] * this.counts[t];
     if (total === 0) return NaN;
@@ -139,18 +165,12 @@ export class BinnedValues {
     const lo = Math.floor(h);
     const frac = h - lo;
     // Largest table row g whose weighted count is ≤ lo: the value of rank lo lies at or after g·step.
-    const weighted = (g: number): number => {
-      let s = 0;
-      const row = g * T;
-      for (let t = 0; t < T; t++) s += w[off + t] * this.cum[row + t];
-      return s;
-    };
     let a = 0;
     let b = this.cells;
     let acc = 0;
     while (a < b) {
       const mid = (a + b + 1) >> 1;
-      const c = weighted(mid);
+      const c = this.weighted(rs, r, mid);
       if (c <= lo) {
         a = mid;
         acc = c;
@@ -174,22 +194,34 @@ export class BinnedValues {
 }
 
 /**
- * `resamples` circular block resamples of `binCount` bins with blocks of `blockBins` bins: weights
- * w[r·T + t], the number of drawn blocks covering bin t in resample r.
+ * `count` circular block resamples of a run's `binCount` bins: resample r draws `blocks` = ⌈T/L⌉
+ * blocks of `blockBins` = L consecutive bins (wrapping at the end), block k starting at
+ * starts[r·blocks + k]; weights[r·T + t] is the number of its blocks covering bin t.
  */
-export function blockWeights(binCount: number, blockBins: number, resamples: number, rng: Prng): Int32Array {
+export interface Resamples {
+  count: number;
+  blockBins: number;
+  blocks: number;
+  starts: Int32Array;
+  weights: Int32Array;
+}
+
+/** `resamples` circular block resamples of `binCount` bins with blocks of `blockBins` bins (at most all of them). */
+export function blockResamples(binCount: number, blockBins: number, resamples: number, rng: Prng): Resamples {
   const T = binCount;
   const L = Math.max(1, Math.min(blockBins, T));
   const blocks = Math.ceil(T / L);
-  const w = new Int32Array(resamples * T);
+  const starts = new Int32Array(resamples * blocks);
+  const weights = new Int32Array(resamples * T);
   for (let r = 0; r < resamples; r++) {
     const off = r * T;
     for (let k = 0; k < blocks; k++) {
       const start = Math.floor(rng.uniform() * T);
-      for (let j = 0; j < L; j++) w[off + ((start + j) % T)]++;
+      starts[r * blocks + k] = start;
+      for (let j = 0; j < L; j++) weights[off + ((start + j) % T)]++;
     }
   }
-  return w;
+  return { count: resamples, blockBins: L, blocks, starts, weights };
 }
 
 /** A percentile interval of the bootstrap distribution of head − base. */
@@ -199,12 +231,6 @@ export interface DiffInterval {
   delta: number;
   ci_low: number;
   ci_high: number;
-}
-
-/** A run's side of a comparison: its block resamples' weights (blockWeights) and their count. */
-export interface Resamples {
-  weights: Int32Array;
-  count: number;
 }
 
 /**
@@ -218,7 +244,7 @@ export function quantileDiff(base: BinnedValues, head: BinnedValues, p: number, 
   const count = Math.min(rb.count, rh.count);
   const deltas: number[] = [];
   for (let r = 0; r < count; r++) {
-    const d = head.resampleQuantile(rh.weights, r * head.binCount, p) - base.resampleQuantile(rb.weights, r * base.binCount, p);
+    const d = head.resampleQuantile(rh, r, p) - base.resampleQuantile(rb, r, p);
     if (Number.isFinite(d)) deltas.push(d);
   }
   const sorted = Float64Array.from(deltas).sort();

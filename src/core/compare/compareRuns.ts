@@ -5,13 +5,14 @@
  * interval (bootstrap.ts); the outcome ledgers and join coverage side by side; and whether the two
  * runs are the same experiment (experiment.ts).
  */
+import { FigureCache } from '../analysis/figures/figureCache';
 import { computeJoinSummary } from '../analysis/figures/join';
-import { computeLedger } from '../analysis/figures/ledger';
+import { computeLedger, type LedgerResult } from '../analysis/figures/ledger';
 import { METRICS, PHASES } from '../analysis/catalog/metrics';
 import type { JoinSummary, OutcomeLedger } from '../report/model';
 import type { RunViews } from '../views/session';
 import { Prng } from '../prng';
-import { BIN_MS, BinnedValues, blockWeights, quantileDiff, type DiffInterval, type Resamples } from './bootstrap';
+import { BIN_MS, BinnedValues, blockResamples, quantileDiff, type DiffInterval } from './bootstrap';
 import { politisWhiteBlockLength } from './blockLength';
 import { compareExperiments, type ExperimentFacts } from './experiment';
 
@@ -134,16 +135,17 @@ async function runValues(run: RunViews, metrics: ReturnType<typeof comparedMetri
   for (const { chosen, columns, bins } of read) {
     for (const m of chosen) {
       const col = columns.get(m.metric) ?? [];
-      const v: number[] = [];
-      const b: number[] = [];
+      const v = new Float64Array(col.length);
+      const b = new Int32Array(col.length);
+      let k = 0;
       for (let i = 0; i < col.length; i++) {
         const x = col[i];
         if (typeof x === 'number' && Number.isFinite(x)) {
-          v.push(x);
-          b.push(bins[i]);
+          v[k] = x;
+          b[k++] = bins[i];
         }
       }
-      values.set(m.metric, new BinnedValues(v, b, binCount));
+      values.set(m.metric, new BinnedValues(v.subarray(0, k), b.subarray(0, k), binCount));
     }
   }
   return { binCount, values };
@@ -157,8 +159,12 @@ function chosenBlockBins(runs: readonly RunValues[]): number {
 }
 
 async function side(run: ComparedRun): Promise<RunSide> {
-  const { ledger } = await computeLedger(run.views.store);
-  const j = await computeJoinSummary(run.views.store);
+  const store = run.views.store;
+  // The ledger and join summary an analysis stored for these stamps are read back (recomputed, the join
+  // cost 0.5–0.8 s per run at 100k requests); one not stored is computed, and nothing is written.
+  const cache = run.views.stamps === undefined ? undefined : await FigureCache.open(store, run.views.stamps);
+  const { ledger } = cache ? await cache.get<LedgerResult>('ledger', () => computeLedger(store)) : await computeLedger(store);
+  const j = cache ? await cache.get<JoinSummary>('join', () => computeJoinSummary(store)) : await computeJoinSummary(store);
   return {
     label: run.label,
     outcomes: ledger,
@@ -180,8 +186,8 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
   // The runs live in two DuckDB instances: read both at once.
   const [bv, hv, baseSide, headSide] = await Promise.all([runValues(base.views, metrics), runValues(head.views, metrics), side(base), side(head)]);
   const blockBins = settings.blockLengthS !== undefined ? Math.max(1, Math.round((settings.blockLengthS * 1000) / BIN_MS)) : chosenBlockBins([bv, hv]);
-  const rb: Resamples = { weights: blockWeights(bv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'base')), count: settings.resamples };
-  const rh: Resamples = { weights: blockWeights(hv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'head')), count: settings.resamples };
+  const rb = blockResamples(bv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'base'));
+  const rh = blockResamples(hv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'head'));
   const empty = (binCount: number): BinnedValues => new BinnedValues([], [], binCount);
   const rows: MetricComparison[] = [];
   const moved: Moved[] = [];
@@ -209,8 +215,8 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
       length_s: (blockBins * BIN_MS) / 1000,
       bin_s: BIN_MS / 1000,
       rule: settings.blockLengthS !== undefined ? BLOCK_RULE_GIVEN : BLOCK_RULE_AUTO,
-      blocks_base: Math.ceil(bv.binCount / Math.min(blockBins, bv.binCount)),
-      blocks_head: Math.ceil(hv.binCount / Math.min(blockBins, hv.binCount)),
+      blocks_base: rb.blocks,
+      blocks_head: rh.blocks,
     },
     base: baseSide,
     head: headSide,

@@ -16,7 +16,8 @@
  */
 import { existsSync } from 'fs';
 import * as path from 'path';
-import { breakdownIsCurrent, ensureBreakdown } from '../analysis/breakdown/pipeline';
+import { breakdownIsCurrent, breakdownStamps, ensureBreakdown } from '../analysis/breakdown/pipeline';
+import type { Stamps } from '../analysis/catalog/stamps';
 import { phaseColumns } from '../analysis/breakdown/phaseSelect';
 import type { AnalysisOptions } from '../analysis/options';
 import { InputError, StoreError } from '../errors';
@@ -41,6 +42,8 @@ export interface RunViews {
   readonly context: ViewContext;
   /** The names of the views created, in catalog order. */
   readonly views: readonly string[];
+  /** The analysis stamps for the options: the figures stored under them (figures/figureCache.ts) are this run's. */
+  readonly stamps?: Stamps;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,8 @@ export async function openRunViews(file: string, options: AnalysisOptions, open:
         alias = IN_MEMORY;
       }
     }
+    // Read before the views exist: they shadow the run's table names the stamps are computed from.
+    const stamps = await stampsOf(store, alias, options);
     const context = viewContext(options, alias);
     const views = allViews(context);
     for (const view of views) {
@@ -104,7 +109,7 @@ export async function openRunViews(file: string, options: AnalysisOptions, open:
       await store.run('SET lock_configuration = true');
     }
     const opened = store;
-    return { store: opened, context, views: views.map((v) => v.name), close: () => opened.close() };
+    return { store: opened, context, views: views.map((v) => v.name), stamps, close: () => opened.close() };
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;
@@ -134,6 +139,16 @@ async function attachReadOnly(store: DuckStore, file: string): Promise<void> {
 async function checkHasRun(store: DuckStore, file: string): Promise<void> {
   const [sources] = await store.all<{ n: number }>(`SELECT count(*) AS n FROM ${ALIAS}.main.sources`);
   if (Number(sources?.n ?? 0) === 0) throw new InputError(file, undefined, `${EXPECTED_RUN_DATABASE} holding a loaded run`, 'an empty database');
+}
+
+async function stampsOf(store: DuckStore, alias: string, options: AnalysisOptions): Promise<Stamps> {
+  if (alias === IN_MEMORY) return breakdownStamps(store, options);
+  await store.run(`USE ${ALIAS}`);
+  try {
+    return await breakdownStamps(store, options);
+  } finally {
+    await store.run('USE memory');
+  }
 }
 
 async function isCurrent(store: DuckStore, options: AnalysisOptions): Promise<boolean> {

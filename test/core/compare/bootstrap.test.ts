@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import { politisWhiteBlockLength } from '../../../src/core/compare/blockLength';
-import { BinnedValues, blockWeights, quantileDiff, quantileSorted } from '../../../src/core/compare/bootstrap';
+import { BinnedValues, blockResamples, quantileDiff, quantileSorted } from '../../../src/core/compare/bootstrap';
 import { Prng } from '../../../src/core/prng';
 import { jsQuantile, seededRandom } from '../../fixtures/analysis/reportTables';
 
@@ -77,26 +77,31 @@ describe('compare: block bootstrap intervals of a quantile difference', () => {
       const bins = r.bins.filter((_, i) => keep[i]);
       const bv = new BinnedValues(values, bins, T);
       assert.deepStrictEqual(Array.from(bv.sorted), [...values].sort((a, b) => a - b));
-      for (let trial = 0; trial < 10; trial++) {
-        const w = Int32Array.from({ length: T }, () => Math.floor(rand() * 4));
-        const expanded: number[] = [];
-        values.forEach((v, i) => {
-          for (let k = 0; k < w[bins[i]]; k++) expanded.push(v);
-        });
-        for (const p of [0, 0.5, 0.95, 0.99, 1]) {
-          const got = bv.resampleQuantile(w, 0, p);
-          if (expanded.length === 0) assert.ok(Number.isNaN(got));
-          else assert.ok(Math.abs(got - jsQuantile(expanded, p)) <= 1e-9 * Math.abs(jsQuantile(expanded, p)), `T=${T} p=${p}: ${got} vs ${jsQuantile(expanded, p)}`);
+      for (const L of [1, 2, 5, T]) {
+        const rs = blockResamples(T, L, 10, new Prng(T, L));
+        for (let r = 0; r < rs.count; r++) {
+          const w = rs.weights.subarray(r * T, (r + 1) * T);
+          const expanded: number[] = [];
+          values.forEach((v, i) => {
+            for (let k = 0; k < w[bins[i]]; k++) expanded.push(v);
+          });
+          for (const p of [0, 0.5, 0.95, 0.99, 1]) {
+            const got = bv.resampleQuantile(rs, r, p);
+            if (expanded.length === 0) assert.ok(Number.isNaN(got));
+            else assert.ok(Math.abs(got - jsQuantile(expanded, p)) <= 1e-9 * Math.abs(jsQuantile(expanded, p)), `T=${T} L=${L} p=${p}: ${got} vs ${jsQuantile(expanded, p)}`);
+          }
         }
       }
     }
   });
 
-  it('blockWeights draws ⌈T/L⌉ circular blocks of L bins', () => {
-    const w = blockWeights(10, 3, 50, new Prng(5));
+  it('blockResamples draws ⌈T/L⌉ circular blocks of L bins, and the weights are their coverage', () => {
+    const rs = blockResamples(10, 3, 50, new Prng(5));
+    assert.strictEqual(rs.blocks, 4);
     for (let r = 0; r < 50; r++) {
-      const row = Array.from(w.subarray(r * 10, r * 10 + 10));
-      assert.strictEqual(row.reduce((s, x) => s + x, 0), 12, 'four blocks of three bins');
+      const cover = new Array(10).fill(0);
+      for (let k = 0; k < 4; k++) for (let j = 0; j < 3; j++) cover[(rs.starts[r * 4 + k] + j) % 10]++;
+      assert.deepStrictEqual(Array.from(rs.weights.subarray(r * 10, r * 10 + 10)), cover);
     }
   });
 
@@ -105,8 +110,8 @@ describe('compare: block bootstrap intervals of a quantile difference', () => {
       const r = run(T, perBin, 0.9, T + L);
       const bv = new BinnedValues(r.values, r.bins, T);
       const B = 1500;
-      const w = blockWeights(T, L, B, new Prng(11));
-      const fast = Array.from({ length: B }, (_, b) => bv.resampleQuantile(w, b * T, p)).sort((a, b) => a - b);
+      const rs = blockResamples(T, L, B, new Prng(11));
+      const fast = Array.from({ length: B }, (_, b) => bv.resampleQuantile(rs, b, p)).sort((a, b) => a - b);
       const naive = naiveBlockBootstrap(r, T, L, p, B, 12).sort((a, b) => a - b);
       // Critical value of the KS statistic at α = 0.001 for two samples of 1500: 1.95·√(2/1500) ≈ 0.071.
       const d = ksStatistic(fast, naive);
@@ -121,7 +126,7 @@ describe('compare: block bootstrap intervals of a quantile difference', () => {
     const head = run(T, 6, 0.9, 6, 1.8);
     const bb = new BinnedValues(base.values, base.bins, T);
     const hb = new BinnedValues(head.values, head.bins, T);
-    const d = quantileDiff(bb, hb, 0.95, { weights: blockWeights(T, L, 2000, new Prng(7, 0)), count: 2000 }, { weights: blockWeights(T, L, 2000, new Prng(7, 1)), count: 2000 }, 0.95);
+    const d = quantileDiff(bb, hb, 0.95, blockResamples(T, L, 2000, new Prng(7, 0)), blockResamples(T, L, 2000, new Prng(7, 1)), 0.95);
     assert.strictEqual(d.base, jsQuantile(base.values, 0.95));
     assert.strictEqual(d.head, jsQuantile(head.values, 0.95));
     assert.strictEqual(d.delta, jsQuantile(head.values, 0.95) - jsQuantile(base.values, 0.95));
@@ -152,11 +157,11 @@ describe('compare: block bootstrap intervals of a quantile difference', () => {
       const bb = new BinnedValues(b.values, b.bins, T);
       const L = Math.ceil(Math.max(politisWhiteBlockLength(ab.binMeans()), politisWhiteBlockLength(bb.binMeans())));
       const B = 300;
-      const blocks = quantileDiff(ab, bb, 0.95, { weights: blockWeights(T, L, B, new Prng(pair, 0)), count: B }, { weights: blockWeights(T, L, B, new Prng(pair, 1)), count: B }, 0.95);
+      const blocks = quantileDiff(ab, bb, 0.95, blockResamples(T, L, B, new Prng(pair, 0)), blockResamples(T, L, B, new Prng(pair, 1)), 0.95);
       if (blocks.ci_low > 0 || blocks.ci_high < 0) blockMoves++;
       const n = a.values.length;
       const single = (r: { values: number[] }): BinnedValues => new BinnedValues(r.values, r.values.map((_, i) => i), n);
-      const requests = quantileDiff(single(a), single(b), 0.95, { weights: blockWeights(n, 1, B, new Prng(pair, 2)), count: B }, { weights: blockWeights(n, 1, B, new Prng(pair, 3)), count: B }, 0.95);
+      const requests = quantileDiff(single(a), single(b), 0.95, blockResamples(n, 1, B, new Prng(pair, 2)), blockResamples(n, 1, B, new Prng(pair, 3)), 0.95);
       if (requests.ci_low > 0 || requests.ci_high < 0) requestMoves++;
     }
     assert.ok(blockMoves <= 8, `block bootstrap: ${blockMoves} of 40 pairs moved`);
@@ -170,7 +175,7 @@ describe('compare: block bootstrap intervals of a quantile difference', () => {
     const bb = new BinnedValues(base.values, base.bins, T);
     const hb = new BinnedValues(head.values, head.bins, T);
     const at = (seed: number): ReturnType<typeof quantileDiff> =>
-      quantileDiff(bb, hb, 0.5, { weights: blockWeights(T, 4, 500, new Prng(seed, 0)), count: 500 }, { weights: blockWeights(T, 4, 500, new Prng(seed, 1)), count: 500 }, 0.95);
+      quantileDiff(bb, hb, 0.5, blockResamples(T, 4, 500, new Prng(seed, 0)), blockResamples(T, 4, 500, new Prng(seed, 1)), 0.95);
     assert.deepStrictEqual(at(42), at(42));
     assert.notStrictEqual(at(42).ci_low, at(43).ci_low);
   });

@@ -125,6 +125,14 @@ export async function breakdownIsCurrent(store: QueryRunner, options: AnalysisOp
 }
 
 /**
+ * The stamps ensureBreakdown records for these options, read without writing: compare reads the
+ * figures an earlier analysis stored under them (figures/figureCache.ts) instead of recomputing them.
+ */
+export async function breakdownStamps(store: QueryRunner, options: AnalysisOptions): Promise<Stamps> {
+  return (await planBreakdown(store, options)).stamps;
+}
+
+/**
  * Makes every derived relation current for these options: reads the stored stamps, rebuilds the stale
  * steps in order (forgetting their stamps first, recording them once built) and returns the stamps.
  */
