@@ -10,7 +10,7 @@
 import type { ReportViewModel } from '../core/report/view/types';
 import type { TraceBreakdown } from '../core/report/model';
 import { notification, request } from './ipc';
-import { array, jsonText, literal, model, nullable, number, object, optional, record, string, tagged, unknown, type Infer, type Schema } from './schema';
+import { array, boolean, jsonText, literal, model, nullable, number, object, optional, record, string, tagged, unknown, type Infer, type Schema } from './schema';
 
 /** One trace's figures (a slow-trace row), as the report and the editor's views list them. */
 export const breakdown: Schema<TraceBreakdown> = model<TraceBreakdown>()({
@@ -34,6 +34,20 @@ export const reportViewModel: Schema<ReportViewModel> = model<ReportViewModel>()
     windows: object({ size_ms: number, windows: array(object({ index: number, started: number })), worst: nullable(number) }),
     gates: array(object({ id: string, status: string })),
     slow_traces: array(breakdown),
+    definitions: record(string),
+    grouping: object({ by: array(string), min_group_size: number, mixes: array(object({ dimension: string, values: array(object({ value: string, calls: number })) })), definitions: record(string) }),
+    groups: array(object({ key: string, successes: number, too_small: boolean, metrics: record(object({ n: number })) })),
+    window_series: object({
+      kind: literal('fixed', 'sliding', 'stages'),
+      owners: array(string),
+      windows: array(object({ index: number, start_offset_ms: number, end_offset_ms: number, started_per_s: number, completed_per_s: number, in_flight: number, owners: record(object({ n: number })) })),
+      worst: array(object({ metric: string, window: number })),
+    }),
+    diagnoses: array(object({ code: string, title: string, first_check: string, evidence: array(object({ figure: string, text: string })) })),
+    diagnosis_status: object({ summary: string }),
+    join_bias: object({ message: string, biased: boolean }),
+    user_observed: object({ definitions: record(string) }),
+    provenance: object({ phasewise_version: string, inputs: array(object({ path: string, bytes: number, sha256: nullable(string) })) }),
   }) as unknown as Schema<ReportViewModel['report']>,
   envelope_histogram: object({ n: number, bin_ms: number, bins: array(object({ from_ms: number, to_ms: number, count: number })), negative: number }),
   window_owners: array(object({ index: number, n: number, p95: record(nullable(number)) })),

@@ -124,6 +124,15 @@ describe('run report webview in headless Chromium', function () {
     void view;
   });
 
+  it('says that no diagnosis fired on the steady sample run, and which rules were evaluated', async () => {
+    const { report } = await sampleRun();
+    assert.deepStrictEqual(report.diagnoses, []);
+    assert.strictEqual(await hp.page.locator('#diagnoses-h').textContent(), 'Diagnoses: nothing fired');
+    const summary = (await hp.page.locator('[data-testid="diagnoses-summary"]').textContent()) ?? '';
+    assert.ok(summary.startsWith(report.diagnosis_status.summary) && summary.startsWith('no rule fired'), summary);
+    assert.strictEqual(await hp.page.locator('[data-code]').count(), 0);
+  });
+
   it('renders in light, dark and high contrast without CSP violations or errors', async () => {
     for (const theme of ['dark', 'light', 'high-contrast'] as const) {
       await hp.setTheme(theme);

@@ -14,6 +14,9 @@ import { fmtInt, fmtMs } from '../shared/format';
 import { palette } from '../shared/theme';
 import { envelopeChart, windowCountsChart, windowOwnersChart, type Chart } from './charts';
 import { configurationSection, gatesSection, joinSection, ledgerSection, quantileTable, section, tailSection, traceTable, verdictBanner } from './sections';
+import { definitionsSection, groupsSection, joinBiasSection, provenanceSection, userObservedSection } from './populationSections';
+import { fmtSpan, seriesCharts } from './seriesCharts';
+import { diagnosesSection, worstWindowsTable } from './seriesSections';
 
 const LIST_LIMIT = 20;
 
@@ -21,6 +24,9 @@ export class ReportApp {
   private model: ReportViewModel | undefined;
   private run: string | null = null;
   private charts: Chart[] = [];
+  private seriesChartList: Chart[] = [];
+  /** Which quantile the window series' owner charts show. */
+  private seriesStat: 'p50' | 'p95' = 'p95';
   private errorSlot = h('div');
   private listSlot = h('div', { class: 'rp-list', attrs: { 'aria-live': 'polite', 'data-testid': 'trace-list' } });
   private selection: R.TraceSelectionParams | null = null;
@@ -65,8 +71,9 @@ export class ReportApp {
   }
 
   private render(m: ReportViewModel): void {
-    for (const c of this.charts) c.destroy();
+    for (const c of [...this.charts, ...this.seriesChartList]) c.destroy();
     this.charts = [];
+    this.seriesChartList = [];
     const r = m.report;
     const p = palette(m.configuration.phases.map((x) => x.name));
     const phases = m.configuration.phases.map((x) => x.name);
@@ -78,6 +85,7 @@ export class ReportApp {
     });
     const windowsCharts = h('div', { class: 'rp-charts' });
     const histogram = h('div', { class: 'rp-charts' });
+    const seriesBox = h('div', { class: 'rp-charts', attrs: { 'data-testid': 'series-charts' } });
     const openTrace = (id: string): void => this.bridge.endpoint.notify(R.OpenTrace, { trace_id: id });
     const hist = m.envelope_histogram;
     const main = h(
@@ -87,13 +95,17 @@ export class ReportApp {
       this.errorSlot,
       verdictBanner(r),
       joinSection(r),
+      joinBiasSection(r),
       tailSection(r, p),
+      diagnosesSection(r),
+      groupsSection(r, p),
       section(
         'windows',
         `Per window (${fmtInt(r.windows.size_ms / 1000)} s each)`,
         h('p', { class: 'pw-muted' }, r.windows.worst !== null ? `The shaded window #${r.windows.worst} has the highest client p95. Click a window (or focus a chart, move with ←/→ and press Enter) to list its slowest traces.` : 'No window has matched successes.'),
         windowsCharts,
       ),
+      this.seriesSection(r, seriesBox),
       section(
         'envelope',
         'Network envelope (client total − server root, per request)',
@@ -108,10 +120,13 @@ export class ReportApp {
         quantileTable('Client only', 'all successful client requests (comparable with k6)', r.client_only, 'q-client'),
         quantileTable('Server only', 'all server roots', r.server_only, 'q-server'),
       ),
+      userObservedSection(r),
       section('slow', `Slow traces (${r.slow_traces.length})`, r.slow_traces.length > 0 ? traceTable(r.slow_traces, phases, openTrace, 'slow-traces') : h('p', { class: 'pw-muted' }, 'no matched successes')),
       ledgerSection(r),
       gatesSection(r, m.gate_links, (g, link) => this.bridge.endpoint.notify(R.OpenContract, { path: link.path, line: link.line, gate: g.id })),
       configurationSection(m.configuration),
+      provenanceSection(r),
+      definitionsSection(r),
       r.warnings.length > 0 ? section('warnings', 'Warnings', h('ul', null, ...r.warnings.map((w) => h('li', null, w)))) : null,
     );
     replaceChildren(this.root, main);
@@ -121,8 +136,48 @@ export class ReportApp {
       this.charts.push(windowOwnersChart(windowsCharts, r.windows, m.window_owners, owners, p, pick));
       windowsCharts.appendChild(this.ownersLegend(owners, p));
     }
+    this.drawSeries(seriesBox, p);
     if (hist.bins.length > 0) this.charts.push(envelopeChart(histogram, hist, p, (from, to) => void this.list({ kind: 'envelope', from_ms: from, to_ms: to })));
     if (this.selection !== null) void this.list(this.selection);
+  }
+
+  /** The window series: what it is, the p50/p95 switch, the worst window per SLO metric, then the charts. */
+  private seriesSection(r: ReportViewModel['report'], box: HTMLElement): HTMLElement | null {
+    const s = r.window_series;
+    if (s.windows.length === 0) return null;
+    const kind = s.kind === 'sliding' ? `${fmtSpan(s.size_ms)} windows sliding by ${fmtSpan(s.slide_ms)}` : s.kind === 'stages' ? "the contract's stages" : `fixed ${fmtSpan(s.size_ms)} windows`;
+    const pickable = this.seriesPickable(r);
+    const switches = (['p50', 'p95'] as const).map((k) => {
+      const b = h('button', { class: 'pw-toggle', attrs: { type: 'button', 'aria-pressed': String(this.seriesStat === k), 'data-stat': k } }, k);
+      b.addEventListener('click', () => {
+        this.seriesStat = k;
+        for (const x of switches) x.setAttribute('aria-pressed', String(x.dataset.stat === k));
+        if (this.model !== undefined) this.drawSeries(box, palette(this.model.configuration.phases.map((x) => x.name)));
+      });
+      return b;
+    });
+    return section(
+      'series',
+      `Window series (${kind}, ${fmtInt(s.windows.length)} windows)`,
+      h('p', { class: 'pw-muted' }, `Rates by send (scheduled, started) and end time; in flight is the mean number of requests in flight; owner figures are over each window's matched successes. Shaded: the worst window of each SLO figure. Focus a chart and move with ←/→ for a window's figures${pickable ? '; Enter lists its traces' : ''}.`),
+      worstWindowsTable(s),
+      h('div', { class: 'rp-switch', role: 'group', attrs: { 'aria-label': 'owner charts show' } }, h('span', { class: 'pw-muted' }, 'owner charts show '), ...switches),
+      box,
+    );
+  }
+
+  /** Fixed series windows on the report's window grid list their traces as the window charts do. */
+  private seriesPickable(r: ReportViewModel['report']): boolean {
+    return r.window_series.kind === 'fixed' && r.window_series.size_ms === r.windows.size_ms;
+  }
+
+  private drawSeries(box: HTMLElement, p: ReturnType<typeof palette>): void {
+    for (const c of this.seriesChartList) c.destroy();
+    replaceChildren(box);
+    const r = this.model?.report;
+    if (r === undefined || r.window_series.windows.length === 0) return;
+    const pickable = this.seriesPickable(r);
+    this.seriesChartList = seriesCharts(box, { series: r.window_series, stat: this.seriesStat, p, onPick: (w) => (pickable ? void this.list({ kind: 'window', index: w.index }) : undefined) });
   }
 
   private ownersLegend(owners: readonly string[], p: ReturnType<typeof palette>): HTMLElement {

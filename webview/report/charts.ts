@@ -15,9 +15,9 @@ export interface Chart {
   destroy(): void;
 }
 
-const HEIGHT = 220;
+export const HEIGHT = 220;
 
-function axes(p: Palette, yLabel: string, xLabel: string): uPlot.Axis[] {
+export function axes(p: Palette, yLabel: string, xLabel: string): uPlot.Axis[] {
   const grid = isHighContrast() ? withAlpha(p.grid, 0.45) : p.grid;
   const base = { stroke: p.muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '11px sans-serif', labelFont: '11px sans-serif' };
   return [
@@ -27,7 +27,7 @@ function axes(p: Palette, yLabel: string, xLabel: string): uPlot.Axis[] {
 }
 
 /** Makes a chart keyboard-operable and clickable: `onPick(idx)` for the data index under the cursor. */
-function interactive(u: uPlot, wrap: HTMLElement, count: number, describe: (idx: number) => string, onPick: (idx: number) => void): void {
+export function interactive(u: uPlot, wrap: HTMLElement, count: number, describe: (idx: number) => string, onPick: (idx: number) => void): void {
   let idx = -1;
   const live = h('div', { class: 'rp-chart-readout', attrs: { 'aria-live': 'polite' } });
   wrap.appendChild(live);
@@ -59,11 +59,11 @@ function interactive(u: uPlot, wrap: HTMLElement, count: number, describe: (idx:
   });
 }
 
-function chartBox(label: string, testid: string): HTMLElement {
+export function chartBox(label: string, testid: string): HTMLElement {
   return h('div', { class: 'rp-chart', tabIndex: 0, role: 'application', attrs: { 'aria-label': label, 'data-testid': testid } });
 }
 
-function width(el: HTMLElement): number {
+export function width(el: HTMLElement): number {
   return Math.max(320, Math.min(1100, (el.parentElement?.clientWidth ?? 900) - 8));
 }
 

@@ -8,6 +8,7 @@ import type { GateLink, RunConfiguration } from '../../src/core/report/view/type
 import { h } from '../shared/dom';
 import { fmtDuration, fmtInt, fmtMs, fmtPct, MISSING, ownerLabel } from '../shared/format';
 import type { Palette } from '../shared/theme';
+import { tailBar, tailLine } from './tail';
 
 export function section(id: string, title: string, ...children: (Node | null)[]): HTMLElement {
   return h('section', { id, class: 'rp-section', attrs: { 'aria-labelledby': `${id}-h` } }, h('h2', { id: `${id}-h` }, title), ...children);
@@ -131,15 +132,6 @@ export function quantileTable(title: string, population: string, t: MetricTable,
 
 export function tailSection(r: Report, p: Palette): HTMLElement {
   const t = r.tail_attribution;
-  const total = t.phases.reduce((a, x) => a + Math.max(0, x.mean_ms), 0);
-  const bar = h('div', { class: 'rp-stack', role: 'img', attrs: { 'aria-label': `who owns the tail: ${t.phases.map((x) => `${ownerLabel(x.phase)} ${fmtPct(x.share)}`).join(', ')}`, 'data-testid': 'tail-bar' } });
-  for (const x of t.phases) {
-    if (!(x.mean_ms > 0) || total <= 0) continue;
-    const seg = h('div', { class: `rp-stack-seg${x.phase === 'unattributed_server' || x.phase === 'network_envelope' ? ' pw-hatch-light' : ''}`, title: `${ownerLabel(x.phase)}: mean ${fmtMs(x.mean_ms)}, ${fmtPct(x.share)} of the tail` }, x.share >= 0.08 ? `${ownerLabel(x.phase)} ${fmtPct(x.share)}` : '');
-    seg.style.width = `${(x.mean_ms / total) * 100}%`;
-    seg.style.background = p.owner(x.phase);
-    bar.appendChild(seg);
-  }
   const legend = h(
     'table',
     { class: 'pw-table', attrs: { 'data-testid': 'tail-table' } },
@@ -148,20 +140,19 @@ export function tailSection(r: Report, p: Palette): HTMLElement {
       'tbody',
       null,
       ...t.phases.map((x) => {
-        const sw = h('span', { class: 'pw-swatch' });
+        const sw = h('span', { class: 'pw-swatch', attrs: { 'data-owner': x.phase } });
         sw.style.background = p.owner(x.phase);
         return h('tr', null, h('td', null, sw, ownerLabel(x.phase)), h('td', { class: 'pw-num' }, fmtMs(x.mean_ms, false)), h('td', { class: 'pw-num' }, fmtPct(x.share)));
       }),
     ),
   );
-  const tail = r.tail;
   return section(
     'tail',
     'Who owns the tail',
     h('p', null, `The ${fmtInt(t.n)} matched successes above the client p95 (${fmtMs(t.threshold_ms)}): mean client total ${fmtMs(t.mean_client_total_ms)}, split by owner (means: percentiles are not additive).`),
-    bar,
+    tailBar(t, p, 'who owns the tail', 'tail-bar'),
     legend,
-    h('p', { class: 'pw-muted' }, `tail ratio p95/p50 ${tail.tail_ratio === null ? MISSING : tail.tail_ratio.toFixed(2)} · above the budget ${fmtMs(tail.budget_ms)}: ${fmtPct(tail.tail_share)}${tail.session_tail_probability !== null ? ` · a session of ${tail.calls_per_session} calls hits the tail with probability ${fmtPct(tail.session_tail_probability)}` : ''}`),
+    h('p', { class: 'pw-muted', attrs: { 'data-testid': 'tail-line' } }, tailLine(r.tail)),
   );
 }
 

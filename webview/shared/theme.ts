@@ -41,14 +41,30 @@ export interface Palette {
   owner: (name: string | null) => string;
 }
 
+/**
+ * Chart colours for the phases, in the order they are handed out. Checked pairwise (CIEDE2000 over
+ * VS Code's default dark, light and high-contrast values, test/webview/reportPalette.test.ts): the
+ * three named phases with the envelope (blue) and unattributed (red) stay ≥ 20 apart in every theme.
+ * Orange is last: in the light theme charts-orange (#d18616) is ΔE 6 from charts-yellow (#bf8803),
+ * the gateway's colour, so it is only used once six phases are taken.
+ */
 const PHASE_VARS: [string, string][] = [
   ['--vscode-charts-yellow', '#cca700'],
-  ['--vscode-charts-orange', '#d18616'],
-  ['--vscode-charts-purple', '#b180d7'],
   ['--vscode-charts-green', '#89d185'],
+  ['--vscode-charts-purple', '#b180d7'],
   ['--vscode-terminal-ansiCyan', '#11a8cd'],
   ['--vscode-terminal-ansiMagenta', '#bc3fbc'],
+  ['--vscode-charts-orange', '#d18616'],
 ];
+
+/** Owners of the window series that are not phases: the client's side of the request. */
+const SERIES_OWNER_VARS: Record<string, [string, string]> = {
+  transport_setup: ['--vscode-terminal-ansiCyan', '#11a8cd'],
+  client_total: ['--vscode-foreground', '#cccccc'],
+  client_ttft: ['--vscode-foreground', '#cccccc'],
+  ttft_envelope: ['--vscode-charts-blue', '#3794ff'],
+  server_ttft: ['--vscode-charts-purple', '#b180d7'],
+};
 
 /** Colours by owner: fixed for the default phases, then by phase order. */
 export function palette(phases: readonly string[] = []): Palette {
@@ -57,6 +73,7 @@ export function palette(phases: readonly string[] = []): Palette {
     client: cssVar('--vscode-charts-blue', '#3794ff'),
     unattributed_server: cssVar('--vscode-charts-red', '#f14c4c'),
   };
+  for (const [name, [v, f]] of Object.entries(SERIES_OWNER_VARS)) fixed[name] = cssVar(v, f);
   const byPhase = new Map<string, string>();
   const named: Record<string, number> = { gateway: 0, gpu_queue: 1, generation: 2 };
   let next = 3;
@@ -82,7 +99,11 @@ export function palette(phases: readonly string[] = []): Palette {
     owner: (name) => {
       if (name === null) return muted;
       let c = cache.get(name);
-      if (c === undefined) cache.set(name, (c = fixed[name] ?? byPhase.get(name.replace(/_ms$/, '')) ?? muted));
+      if (c === undefined) {
+        const key = name.replace(/_ms$/, '');
+        c = fixed[key] ?? byPhase.get(key) ?? (key === 'generation_ms_per_output_token' ? byPhase.get('generation') : undefined) ?? muted;
+        cache.set(name, c);
+      }
       return c;
     },
   };
