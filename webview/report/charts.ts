@@ -141,12 +141,17 @@ export function windowCountsChart(parent: HTMLElement, w: WindowReport, p: Palet
 function shadeWorst(u: uPlot, at: number, w: WindowReport, p: Palette): void {
   if (at < 0) return;
   const x = w.windows[at];
+  shadeSpan(u, x.start_offset_ms, x.end_offset_ms, 'worst window', p, 0, 0.14);
+}
+
+/** Shades [fromMs, toMs) of a window chart in the warning colour with a dashed frame and a label on text line `line`. */
+export function shadeSpan(u: uPlot, fromMs: number, toMs: number, label: string, p: Palette, line: number, alpha: number): void {
   const ctx = u.ctx;
-  const a = u.valToPos(x.start_offset_ms / 1000, 'x', true);
-  const b = u.valToPos(x.end_offset_ms / 1000, 'x', true);
+  const a = u.valToPos(fromMs / 1000, 'x', true);
+  const b = u.valToPos(toMs / 1000, 'x', true);
   ctx.save();
   ctx.fillStyle = p.warning;
-  ctx.globalAlpha = 0.14;
+  ctx.globalAlpha = alpha;
   ctx.fillRect(a, u.bbox.top, Math.max(b - a, 2), u.bbox.height);
   ctx.globalAlpha = 1;
   ctx.strokeStyle = p.warning;
@@ -155,7 +160,7 @@ function shadeWorst(u: uPlot, at: number, w: WindowReport, p: Palette): void {
   ctx.strokeRect(a, u.bbox.top, Math.max(b - a, 2), u.bbox.height);
   ctx.fillStyle = p.warning;
   ctx.font = `${11 * devicePixelRatio}px sans-serif`;
-  ctx.fillText('worst window', a + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+  ctx.fillText(label, a + 4 * devicePixelRatio, u.bbox.top + (12 + 13 * line) * devicePixelRatio);
   ctx.restore();
 }
 

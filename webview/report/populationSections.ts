@@ -11,6 +11,12 @@ import type { Palette } from '../shared/theme';
 import { quantileTable, section } from './sections';
 import { fmtBytes, fmtP, fmtRatio, tailBar, tailLine } from './tail';
 
+/** `route=chat, model=m` as one unbreakable piece per dimension (the row wraps between dimensions only). */
+function keyParts(key: string): Array<Node | string> {
+  const parts = key.split(', ');
+  return parts.flatMap((part, i) => [h('span', { class: 'rp-nowrap' }, i < parts.length - 1 ? `${part},` : part), ...(i < parts.length - 1 ? [' '] : [])]);
+}
+
 function largestOwner(g: GroupFigures): string {
   const top = [...g.tail_attribution.phases].sort((a, b) => b.share - a.share)[0];
   return top === undefined || g.too_small ? MISSING : `${ownerLabel(top.phase)} ${fmtPct(top.share)}`;
@@ -49,7 +55,7 @@ export function groupsSection(r: Report, p: Palette): HTMLElement | null {
     h(
       'tr',
       { class: x.too_small ? 'rp-small' : '', attrs: { 'data-group': x.key } },
-      h('th', { attrs: { scope: 'row' } }, x.key),
+      h('th', { attrs: { scope: 'row' } }, ...keyParts(x.key)),
       h('td', { class: 'pw-num' }, fmtInt(x.outcomes.started)),
       h('td', { class: 'pw-num' }, fmtInt(x.successes)),
       h('td', { class: 'pw-num' }, fmtPct(x.outcomes.error_rate)),

@@ -10,7 +10,7 @@ import type { SeriesStat, SeriesWindow, WindowSeries } from '../../src/core/repo
 import { h } from '../shared/dom';
 import { fmtInt, fmtMs, MISSING, ownerLabel } from '../shared/format';
 import { cssVar, isHighContrast, withAlpha, type Palette } from '../shared/theme';
-import { axes, chartBox, interactive, width, type Chart } from './charts';
+import { axes, chartBox, interactive, shadeSpan, width, type Chart } from './charts';
 
 const SMALL = 170;
 
@@ -62,29 +62,16 @@ function legend(lines: readonly Line[]): HTMLElement {
   );
 }
 
+/** Each SLO figure's worst window shaded once, labelled on its own line where several share a window. */
 function shadeWorst(u: uPlot, series: WindowSeries, p: Palette): void {
-  const seen = new Set<number>();
-  const ctx = u.ctx;
-  ctx.save();
+  const lines = new Map<number, number>();
   for (const worst of series.worst) {
     const w = series.windows.find((x) => x.index === worst.window);
     if (w === undefined) continue;
-    const a = u.valToPos(w.start_offset_ms / 1000, 'x', true);
-    const b = u.valToPos(w.end_offset_ms / 1000, 'x', true);
-    ctx.fillStyle = p.warning;
-    ctx.globalAlpha = seen.has(w.index) ? 0 : 0.12;
-    ctx.fillRect(a, u.bbox.top, Math.max(b - a, 2), u.bbox.height);
-    ctx.globalAlpha = 1;
-    ctx.strokeStyle = p.warning;
-    ctx.setLineDash([4, 3]);
-    ctx.lineWidth = devicePixelRatio;
-    ctx.strokeRect(a, u.bbox.top, Math.max(b - a, 2), u.bbox.height);
-    ctx.fillStyle = p.warning;
-    ctx.font = `${11 * devicePixelRatio}px sans-serif`;
-    ctx.fillText(`worst ${ownerLabel(worst.metric)} ${worst.stat}`, a + 4 * devicePixelRatio, u.bbox.top + (12 + 13 * seen.size) * devicePixelRatio);
-    seen.add(w.index);
+    const line = lines.get(w.index) ?? 0;
+    shadeSpan(u, w.start_offset_ms, w.end_offset_ms, `worst ${ownerLabel(worst.metric)} ${worst.stat}`, p, line, line === 0 ? 0.12 : 0);
+    lines.set(w.index, line + 1);
   }
-  ctx.restore();
 }
 
 function seriesChart(parent: HTMLElement, s: WindowSeries, p: Palette, spec: SeriesChartSpec, onPick: (w: SeriesWindow) => void): Chart {
