@@ -47,6 +47,8 @@ export interface WebviewBenchResult {
   filterMs: number[];
   scrollFrameMs: { median: number; p95: number; max: number; frames: number };
   reportFirstPaintMs: number[] | null;
+  /** Until the window series' charts (drawn after the first paint) are on screen too. */
+  reportAllChartsMs: number[];
   reportSource: string;
 }
 
@@ -226,6 +228,7 @@ export async function benchWebviews(options: { reportModel?: string; log?: (l: s
     const inter = t10k ? await interactions(t10k) : skipped;
     const report = await reportModel100k(options.reportModel, log, options.dataDir ?? path.join(REPO, 'out', 'bench', 'runs'));
     let reportFirstPaintMs: number[] | null = null;
+    const reportAllChartsMs: number[] = [];
     if (report !== null) {
       reportFirstPaintMs = [];
       for (let i = 0; i < FRESH_PAGES; i++) {
@@ -235,9 +238,16 @@ export async function benchWebviews(options: { reportModel?: string; log?: (l: s
         } finally {
           await hp.close();
         }
+        // The series charts below the fold are drawn in the frames after the first paint: until they are all on screen.
+        const all = await HostPage.open('report');
+        try {
+          reportAllChartsMs.push(await timeLoad(all, 'report/didLoad', (model) => ({ run: 'bench', model, state: null }), report.model, '[data-series-drawn="true"] [data-testid="series-charts"] canvas'));
+        } finally {
+          await hp.close();
+        }
       }
     }
-    return { firstPaint: firstPaintFigures, ...inter, reportFirstPaintMs, reportSource: report?.source ?? 'not measured' };
+    return { firstPaint: firstPaintFigures, ...inter, reportFirstPaintMs, reportAllChartsMs, reportSource: report?.source ?? 'not measured' };
   } finally {
     await closeBrowser();
   }
@@ -249,7 +259,7 @@ export function webviewLines(r: WebviewBenchResult): string[] {
   const report =
     r.reportFirstPaintMs === null
       ? '- Report first paint at 100k: not measured'
-      : `- Report first paint, 100k run: ${f(r.reportFirstPaintMs)} (target ≤ 500 ms; ${r.reportSource})`;
+      : `- Report first paint, 100k run: ${f(r.reportFirstPaintMs)} (target ≤ 500 ms; ${r.reportSource}); every chart drawn, the window series' too: ${f(r.reportAllChartsMs)}`;
   if (r.firstPaint['10k'] === undefined) return [report];
   const lines = [
     `- Waterfall first paint, 1k spans: ${f(r.firstPaint['1k'])}; 10k spans: ${f(r.firstPaint['10k'])} (target ≤ 200 ms at 10k; didLoad message → the frame after the rows are laid out, fresh page each)`,

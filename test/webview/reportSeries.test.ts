@@ -65,7 +65,7 @@ async function openReport(model: ReportViewModel, runId: string, theme: 'dark' |
   });
   hp.channel.onNotification(R.SaveState, () => undefined);
   hp.channel.notify(R.DidLoad, { run: runId, model: encodeJson(model), state: null });
-  await hp.page.waitForSelector(`[data-loaded-run="${runId}"]`);
+  await hp.page.waitForSelector(`[data-loaded-run="${runId}"][data-series-drawn="true"]`);
   return { hp, listed };
 }
 
@@ -390,7 +390,7 @@ describe('report webview: groups, window series, diagnoses, join bias, user-obse
     });
     try {
       await page.goto(`file://${fixed.html}`);
-      await page.waitForSelector('[data-testid="groups"]');
+      await page.waitForSelector('[data-series-drawn="true"] [data-testid="groups"]');
       const j = fixed.json;
       assert.strictEqual(await page.locator('[data-testid="groups"] tbody tr').count(), j.groups.length);
       assert.deepStrictEqual(await page.locator('[data-code]').evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { code: string } }).dataset.code)), j.diagnoses.map((d) => d.code));

@@ -25,6 +25,8 @@ export class ReportApp {
   private run: string | null = null;
   private charts: Chart[] = [];
   private seriesChartList: Chart[] = [];
+  /** Which render a deferred series drawing belongs to (a newer render supersedes it). */
+  private renderSeq = 0;
   /** Which quantile the window series' owner charts show. */
   private seriesStat: 'p50' | 'p95' = 'p95';
   private errorSlot = h('div');
@@ -59,7 +61,9 @@ export class ReportApp {
     const t0 = performance.now();
     this.run = run;
     this.model = model;
-    this.render(model);
+    // The series charts sit far below the fold: on a first load they are drawn in the frames after the
+    // one that shows the report's top. A restored scroll position needs the full height at once.
+    this.render(model, (state?.scroll_y ?? 0) === 0);
     const sel = state?.selection as R.TraceSelectionParams | null | undefined;
     if (sel && R.traceSelection.check(sel, 'selection') === undefined) void this.list(sel);
     if (state?.scroll_y !== undefined) window.scrollTo(0, state.scroll_y);
@@ -70,7 +74,7 @@ export class ReportApp {
     this.saveSoon();
   }
 
-  private render(m: ReportViewModel): void {
+  private render(m: ReportViewModel, deferSeries = false): void {
     for (const c of [...this.charts, ...this.seriesChartList]) c.destroy();
     this.charts = [];
     this.seriesChartList = [];
@@ -136,7 +140,14 @@ export class ReportApp {
       this.charts.push(windowOwnersChart(windowsCharts, r.windows, m.window_owners, owners, p, pick));
       windowsCharts.appendChild(this.ownersLegend(owners, p));
     }
-    this.drawSeries(seriesBox, p);
+    const seq = ++this.renderSeq;
+    delete this.root.dataset.seriesDrawn;
+    const draw = (): void => {
+      if (seq === this.renderSeq) this.drawSeries(seriesBox, p);
+    };
+    // Two frames: the first lays out and paints the report's top, the second shows it; then the series.
+    if (deferSeries) requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => this.guard(draw), 0)));
+    else this.drawSeries(seriesBox, p);
     if (hist.bins.length > 0) this.charts.push(envelopeChart(histogram, hist, p, (from, to) => void this.list({ kind: 'envelope', from_ms: from, to_ms: to })));
     if (this.selection !== null) void this.list(this.selection);
   }
@@ -175,9 +186,13 @@ export class ReportApp {
     for (const c of this.seriesChartList) c.destroy();
     replaceChildren(box);
     const r = this.model?.report;
-    if (r === undefined || r.window_series.windows.length === 0) return;
+    if (r === undefined || r.window_series.windows.length === 0) {
+      this.root.dataset.seriesDrawn = 'true';
+      return;
+    }
     const pickable = this.seriesPickable(r);
     this.seriesChartList = seriesCharts(box, { series: r.window_series, stat: this.seriesStat, p, onPick: (w) => (pickable ? void this.list({ kind: 'window', index: w.index }) : undefined) });
+    this.root.dataset.seriesDrawn = 'true';
   }
 
   private ownersLegend(owners: readonly string[], p: ReturnType<typeof palette>): HTMLElement {
