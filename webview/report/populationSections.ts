@@ -50,12 +50,12 @@ export function groupsSection(r: Report, p: Palette): HTMLElement | null {
   );
   if (g.by.length === 0) return section('groups', 'Groups', ...mixes, h('p', { class: 'pw-muted' }, 'Not grouped (--group-by none).'));
   const source = g.source === 'auto' ? 'the run holds several' : g.source === 'option' ? '--group-by' : "the contract's report.group_by";
-  const head = ['group', 'started', 'ok', 'errors', 'matched', 'client p50 ms', 'client p95 ms', 'p95/p50', 'above budget', 'session tail', 'tail owner', ''];
+  const head = ['group', 'started', 'ok', 'errors', 'matched', 'client p50 ms', 'client p95 ms', 'p95/p50', 'above budget', 'session tail', 'tail owner'];
   const rows = r.groups.map((x) =>
     h(
       'tr',
       { class: x.too_small ? 'rp-small' : '', attrs: { 'data-group': x.key } },
-      h('th', { attrs: { scope: 'row' } }, ...keyParts(x.key)),
+      h('th', { attrs: { scope: 'row' } }, ...keyParts(x.key), x.too_small ? h('span', { class: 'pw-badge rp-badge-small' }, 'too small for a p95') : null),
       h('td', { class: 'pw-num' }, fmtInt(x.outcomes.started)),
       h('td', { class: 'pw-num' }, fmtInt(x.successes)),
       h('td', { class: 'pw-num' }, fmtPct(x.outcomes.error_rate)),
@@ -66,7 +66,6 @@ export function groupsSection(r: Report, p: Palette): HTMLElement | null {
       h('td', { class: 'pw-num' }, fmtPct(x.tail.tail_share)),
       h('td', { class: 'pw-num' }, fmtPct(x.tail.session_tail_probability)),
       h('td', null, largestOwner(x)),
-      h('td', null, x.too_small ? h('span', { class: 'pw-badge rp-badge-small' }, 'too small for a p95') : ''),
     ),
   );
   return section(
