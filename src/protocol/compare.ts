@@ -25,6 +25,7 @@ export const comparison: Schema<Comparison> = model<Comparison>()({
   confidence: number,
   seed: number,
   interval_assumption: string,
+  block: object({ length_s: number, bin_s: number, rule: string, blocks_base: number, blocks_head: number }),
   base: runSide as unknown as Schema<Comparison['base']>,
   head: runSide as unknown as Schema<Comparison['head']>,
   metrics: array(object({ metric: string, population: string, n_base: number, n_head: number })) as unknown as Schema<Comparison['metrics']>,

@@ -37,7 +37,8 @@ export const COMPARISON: Comparison = {
   resamples: 2000,
   confidence: 0.95,
   seed: 7,
-  interval_assumption: 'requests are resampled as independent draws',
+  interval_assumption: 'whole blocks of consecutive seconds of send time are resampled',
+  block: { length_s: 12, bin_s: 1, rule: 'Politis–White', blocks_base: 25, blocks_head: 3 },
   base: { label: 'healthy/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 880, 12), join: { client_requests: 900, matched: 870, coverage: 870 / 900, valid_trace_ids: 900, orphan_server_roots: 3, duplicate_trace_ids: 0 } },
   head: { label: 'degraded/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 850, 40), join: { client_requests: 900, matched: 860, coverage: 860 / 900, valid_trace_ids: 899, orphan_server_roots: 5, duplicate_trace_ids: 1 } },
   metrics: [
@@ -80,8 +81,8 @@ describe('compare webview in headless Chromium', function () {
       const head = await hp.page.$eval('[data-testid="experiment"] .cp-banner-head', (e) => e.textContent);
       assert.strictEqual(head, 'Different experiments: 2 differences');
       assert.deepStrictEqual(await hp.page.$$eval('[data-testid="differences"] li', (l) => l.map((e) => e.textContent)), COMPARISON.differences);
-      assert.strictEqual(await hp.page.$eval('[data-testid="method"]', (e) => e.textContent), "Intervals: 95 % percentile bootstrap of HEAD − BASE, 2,000 resamples of each run's requests, seed 7.");
-      assert.ok((await hp.page.$eval('[data-testid="caution"]', (e) => e.textContent))?.includes('independent draws'));
+      assert.strictEqual(await hp.page.$eval('[data-testid="method"]', (e) => e.textContent), "Intervals: 95 % percentile bootstrap of HEAD − BASE, 2,000 resamples of each run in blocks of 12 s of send time (Politis–White; 25 blocks per BASE resample, 3 per HEAD), seed 7.");
+      assert.ok((await hp.page.$eval('[data-testid="caution"]', (e) => e.textContent))?.includes('whole blocks of consecutive seconds'));
       await shot(hp, 'compare-dark');
       assert.deepStrictEqual(await hp.allProblems(), []);
     } finally {

@@ -86,7 +86,7 @@ export class CompareApp {
         h(
           'p',
           { class: 'cp-method', attrs: { 'data-testid': 'method' } },
-          `Intervals: ${Math.round(c.confidence * 1000) / 10} % percentile bootstrap of HEAD − BASE, ${fmtInt(c.resamples)} resamples of each run's requests, seed ${c.seed}.`,
+          `Intervals: ${Math.round(c.confidence * 1000) / 10} % percentile bootstrap of HEAD − BASE, ${fmtInt(c.resamples)} resamples of each run in blocks of ${c.block.length_s} s of send time (${c.block.rule}; ${fmtInt(c.block.blocks_base)} blocks per BASE resample, ${fmtInt(c.block.blocks_head)} per HEAD), seed ${c.seed}.`,
         ),
         h('p', { class: 'cp-caution pw-muted', attrs: { 'data-testid': 'caution' } }, `Caution: ${c.interval_assumption}.`),
         movedSection(c),
