@@ -1,6 +1,6 @@
 import type { QueryRunner } from '../../store/duckStore';
 import { CachedAttributeReader, ensureCachedKeys } from '../index/attributeCache';
-import type { AnalysisOptions } from '../options';
+import type { AnalysisOptions, PhaseDefinition } from '../options';
 import { SqlParams } from '../sql/params';
 import { exec, query } from '../sql/statement';
 import { phaseMaskSql } from './phaseSelect';
@@ -19,9 +19,20 @@ import { phaseMaskSql } from './phaseSelect';
  * mapping over known keys never re-reads the OTLP attribute text (bench 100k: ≈ 0.8 s).
  */
 export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptions): Promise<void> {
+  const selected = await selectedSpansSql(store, options.phases);
+  await exec(store, 'span_phase', `CREATE OR REPLACE TABLE span_phase AS ${selected.sql}`, selected.params);
+}
+
+/**
+ * The SELECT of span_phase's rows for these phases (node_id, phase_mask <> 0), with its bound values:
+ * what buildSpanPhases writes, and what the contract form's phase preview counts (phasePreview.ts)
+ * without writing it. Needs a current span index and attribute cache; a selector's attribute key not
+ * cached yet is added to the cache first.
+ */
+export async function selectedSpansSql(store: QueryRunner, phases: readonly PhaseDefinition[]): Promise<{ sql: string; params: SqlParams['values'] }> {
   const params = new SqlParams();
   const attrs = new CachedAttributeReader('s');
-  const mask = phaseMaskSql(options.phases, params, attrs);
+  const mask = phaseMaskSql(phases, params, attrs);
   const keyNumbers = await ensureCachedKeys(store, attrs.registeredKeys());
   // When every loaded span is indexed (no duplicate copies, none without IDs: the usual case), the
   // join with span_index keeps every row, and is left out (bench 100k: ≈ 0.2 s for ≈ 600k selected spans).
@@ -34,13 +45,7 @@ export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptio
          SELECT s.node_id, ${mask} AS phase_mask
          FROM ${attrs.from('SELECT s.rowid AS node_id, s.name, s.service FROM spans s', keyNumbers)}
        ) WHERE phase_mask <> 0`;
-  await exec(
-    store,
-    'span_phase',
-    `CREATE OR REPLACE TABLE span_phase AS
-     SELECT m.node_id, m.phase_mask FROM (${selected}) m ${all_indexed ? '' : 'JOIN span_index i USING (node_id)'}`,
-    params.values,
-  );
+  return { sql: `SELECT m.node_id, m.phase_mask FROM (${selected}) m ${all_indexed ? '' : 'JOIN span_index i USING (node_id)'}`, params: params.values };
 }
 
 /**
