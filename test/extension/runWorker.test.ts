@@ -187,6 +187,33 @@ describe('run worker', function () {
     await assert.rejects(client.call(P.Query, { key, sql: 'DELETE FROM spans', params: [] }), /read-only/);
   });
 
+  it('the contract form\'s messages: the phase preview counts what the selectors pick (by hand from the files), the gates are the Report\'s', async () => {
+    const opened = await client.job(P.OpenRun, { dir, inputs: { run: [k6], spans: [spans], contract: steady }, settings, base: null });
+    const key = opened.key;
+    const names = [...readFileSync(spans, 'utf8').matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]);
+    const count = (n: string): number => names.filter((x) => x === n).length;
+    const { picks } = await client.call(P.PhasePreview, {
+      key,
+      phases: [
+        { name: 'queue', anyOf: [{ names: ['inference.acquire_slot'] }] },
+        { name: 'edges', anyOf: [{ names: ['auth.check', 'response.write'] }] },
+        { name: 'none', anyOf: [{ names: ['no.such.span'] }] },
+      ],
+    });
+    assert.strictEqual(picks.queue.spans, count('inference.acquire_slot'));
+    assert.deepStrictEqual(picks.edges.names.map((n) => n.count).reduce((a, b) => a + b, 0), count('auth.check') + count('response.write'));
+    assert.deepStrictEqual(picks.none, { spans: 0, traces: 0, names: [] });
+    // The preview left the run's own analysis alone: its report is still the steady contract's.
+    const report = JSON.parse((await client.call(P.GetReport, { key })).report) as { gates: { id: string; status: string; observed: number | null }[]; verdict: { status: string } };
+    const gates = await client.call(P.Gates, { key });
+    assert.strictEqual(gates.verdict.status, report.verdict.status);
+    assert.deepStrictEqual(
+      gates.gates.map((g) => [g.id, g.status, g.observed]),
+      report.gates.map((g) => [g.id, g.status, typeof g.observed === 'number' && Number.isFinite(g.observed) ? g.observed : null]),
+    );
+    assert.ok(gates.gates.some((g) => g.id.startsWith('budget.')) && gates.gates.some((g) => g.id.startsWith('slo.')));
+  });
+
   it('a malformed file is an InputError naming file and line; a cancelled load leaves no database and the previous run intact', async () => {
     const bad = fixture('extension', 'not-a-trace.jsonl');
     const err = await rejection(client.job(P.OpenRun, { dir, inputs: { run: [k6], spans: [bad], contract: null }, settings, base: null }));

@@ -13,10 +13,34 @@ import type { RequestType } from '../../protocol/ipc';
 import { changedInputs, normalizeInputs } from './cacheKey';
 import { LoadProgressText } from './progressText';
 import type { RunCatalog, RunEntry, RunKind } from './runCatalog';
-import type { RunClient } from './runClient';
+import type { CancelSignal, RunClient } from './runClient';
 import { readRunSettings } from './settings';
 import { showRunError } from './showError';
 import * as P from './workerProtocol';
+
+/** What a caller of analyze() watches besides the notification (the contract form's Evaluate). */
+export interface AnalyzeWatch {
+  /** A cancel of the caller's own (the form's Cancel button), besides the notification's. */
+  cancel?: CancelSignal;
+  onProgress?: (message: string) => void;
+  /** The analysis failed: the text of the error notification shown (undefined: it was cancelled). */
+  onFailed?: (shown: string | undefined) => void;
+}
+
+/** Cancelled when either is. */
+function eitherCancel(a: CancelSignal, b: CancelSignal | undefined): CancelSignal {
+  if (b === undefined) return a;
+  return {
+    get isCancellationRequested() {
+      return a.isCancellationRequested || b.isCancellationRequested;
+    },
+    onCancellationRequested: (listener) => {
+      const x = a.onCancellationRequested(listener);
+      const y = b.onCancellationRequested(listener);
+      return { dispose: () => (x.dispose(), y.dispose()) };
+    },
+  };
+}
 
 export interface OpenOptions {
   kind?: RunKind;
@@ -104,26 +128,40 @@ export class RunManager implements RunService {
     }
   }
 
-  /** Re-analyses a run with another contract (null: none); undefined when it failed or was cancelled. */
-  async analyze(runId: string, contract: string | null): Promise<P.RunSummary | undefined> {
+  /**
+   * Re-analyses a run with another contract (null: none); undefined when it failed or was cancelled.
+   * `watch` (the contract form's Evaluate) adds a cancel of its own to the notification's, receives
+   * the progress lines, and is told what the error notification said (undefined: a cancel).
+   */
+  async analyze(runId: string, contract: string | null, watch: AnalyzeWatch = {}): Promise<P.RunSummary | undefined> {
     const entry = this.catalog.get(runId);
     if (entry === undefined) return undefined;
     if (entry.kind === 'live') {
       this.catalog.update(entry.id, { inputs: { ...entry.inputs, contract } });
       return this.analyzeLive(entry.id).catch((err: unknown) => {
-        showRunError(err, `analysing ${entry.label}`, this.log);
+        watch.onFailed?.(showRunError(err, `analysing ${entry.label}`, this.log));
         return undefined;
       });
     }
     const previous = entry.inputs;
     try {
-      const done = await this.load(entry, { ...entry.inputs, contract }, null, `Phasewise: analysing ${entry.label}`, vscode.ProgressLocation.Notification);
+      const done = await this.load(entry, { ...entry.inputs, contract }, null, `Phasewise: analysing ${entry.label}`, vscode.ProgressLocation.Notification, watch);
       return done.summary ?? undefined;
     } catch (err) {
       this.catalog.update(entry.id, { inputs: previous, activity: { kind: 'idle' } });
-      showRunError(err, `analysing ${entry.label}`, this.log);
+      watch.onFailed?.(showRunError(err, `analysing ${entry.label}`, this.log));
       return undefined;
     }
+  }
+
+  /** What each phase's selectors pick in the run (the contract form's preview), on the run worker. */
+  async phasePreview(runId: string, phases: P.PhaseDefinitionParams[]): Promise<Record<string, P.PhasePickParams>> {
+    return (await this.ask(runId, P.PhasePreview, { phases })).picks;
+  }
+
+  /** Every gate and the verdict of the run's last analysis, as the Report has them. */
+  gates(runId: string): Promise<P.GatesResult> {
+    return this.ask(runId, P.Gates, {});
   }
 
   /** The run's cache key, with its analysis current in the worker (reopened from its database if needed). */
@@ -213,7 +251,7 @@ export class RunManager implements RunService {
     }
   }
 
-  private async load(entry: RunEntry, inputs: P.RunInputs, base: string | null, title: string, location: vscode.ProgressLocation): Promise<RunEntry> {
+  private async load(entry: RunEntry, inputs: P.RunInputs, base: string | null, title: string, location: vscode.ProgressLocation, watch: AnalyzeWatch = {}): Promise<RunEntry> {
     this.catalog.update(entry.id, { activity: { kind: 'loading', message: 'starting' } });
     const text = new LoadProgressText();
     try {
@@ -229,8 +267,9 @@ export class RunManager implements RunService {
             progress.report({ message, increment: pct !== undefined && pct > shown ? pct - shown : undefined });
             if (pct !== undefined) shown = Math.max(shown, pct);
             this.catalog.update(entry.id, { activity: { kind: 'loading', message } });
+            watch.onProgress?.(message);
           },
-          token,
+          eitherCancel(token, watch.cancel),
         );
       });
       this.opened.set(entry.id, { generation: this.client.generation, key: result.key });

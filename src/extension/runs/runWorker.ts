@@ -8,6 +8,7 @@ import { existsSync } from 'fs';
 import { mkdir, readdir } from 'fs/promises';
 import * as path from 'path';
 import { parentPort } from 'worker_threads';
+import { previewPhases } from '../../core/analysis/breakdown/phasePreview';
 import { InputError, StoreError } from '../../core/errors';
 import { normalizeMemoryLimit, normalizeThreads } from '../../core/memorySettings';
 import type { DuckStore } from '../../core/store/duckStore';
@@ -18,6 +19,7 @@ import { classifyPaths } from './worker/classify';
 import { Jobs } from './worker/jobs';
 import { LiveReceiver } from './worker/liveReceiver';
 import { analyse, resolveOptions } from './worker/runAnalysis';
+import { gateRow } from './worker/summary';
 import { completeRun, databasePath, deleteRunFiles, loadRunDatabase } from './worker/runLoad';
 import { RunStates, type MemorySettings, type RunAnalysis, type RunState } from './worker/runStates';
 import * as V from './worker/runViews';
@@ -180,6 +182,11 @@ handle(P.SlowTraces, ({ key, order, limit }) => onAnalysed(key, (store, a) => V.
 handle(P.ExportReport, ({ key, format, path: file }) => onAnalysed(key, async (store, a) => ({ bytes: await V.exportReport(store, a, format, file) })));
 handle(P.ExportTrace, ({ key, trace_id, format, path: file }) => onAnalysed(key, async (store, a) => ({ bytes: await V.exportTrace(store, a, trace_id, format, file) })));
 handle(P.Query, ({ key, sql, params }) => onAnalysed(key, async (store) => ({ rows: await V.queryRows(store, sql, params) })));
+handle(P.PhasePreview, ({ key, phases }) => onAnalysed(key, async (store) => ({ picks: await previewPhases(store, phases) })));
+handle(P.Gates, async ({ key }) => {
+  const { report } = analysed(key).analysis;
+  return { verdict: { status: report.verdict.status, broken_phase: report.verdict.broken_phase, reasons: [...report.verdict.reasons] }, gates: report.gates.map(gateRow) };
+});
 
 /** A run of the worker as a view session's target, under its last analysis. */
 function keyTarget(key: string, label = key): SessionTarget {

@@ -35,6 +35,7 @@ export type Answer<T> = { value?: T; error?: SerializedError };
 
 const spanMatcher = object({ names: optional(array(string)), attributes: optional(record(string)), attributePresent: optional(array(string)), service: optional(string) });
 const phaseDefinition = object({ name: string, anyOf: array(spanMatcher) });
+export type PhaseDefinitionParams = Infer<typeof phaseDefinition>;
 
 /** The editor's settings an analysis reads (phasewise.duckdb.*, phasewise.analysis.*, phasewise.slowTraces.count). */
 export const runSettings = object({
@@ -279,6 +280,26 @@ export const ExportPairs = request(
   object({ job: number, key: string, path: string, format: literal('parquet', 'csv') }),
   answer(object({ rows: number, bytes: number })),
 );
+
+/** What one phase's selectors pick in a run (core breakdown/phasePreview.ts PhasePick). */
+export const phasePick = object({ spans: number, traces: number, names: array(object({ name: string, count: number })) });
+export type PhasePickParams = Infer<typeof phasePick>;
+
+/**
+ * Host → worker: what each of these phases' selectors picks among the run's spans (the contract
+ * form's phase preview), counted with the analysis's own selection SQL in the run's database, under
+ * its last analysis's span index. Phase name → pick.
+ */
+export const PhasePreview = request('runs/phasePreview', TO_WORKER, object({ ...keyed, phases: array(phaseDefinition) }), answer(object({ picks: record(phasePick) })));
+
+/** Host → worker: the gates and verdict of the run's last analysis, every gate as the Report has it (the contract form's Evaluate). */
+export const Gates = request(
+  'runs/gates',
+  TO_WORKER,
+  object(keyed),
+  answer(object({ verdict: object({ status: string, broken_phase: nullable(string), reasons: array(string) }), gates: array(gateRow) })),
+);
+export type GatesResult = NonNullable<Infer<typeof Gates.result>['value']>;
 
 /** Host → worker: close the run's store and forget it; `delete` also removes its database files. */
 export const Forget = request('runs/forget', TO_WORKER, object({ keys: array(string), dir: string, delete: boolean }), answer(object({ deleted: number })));

@@ -8,7 +8,8 @@ import type { GateResult, QuantileSummary, Report, TraceBreakdown } from '../../
 import { dominantOwner } from '../../../core/analysis/trace/slowTraceOrder';
 import type { GateRow, OwnerRow, RunSummary, SlowTraceRow } from '../workerProtocol';
 
-function gateRow(g: GateResult): GateRow {
+/** A Report gate as the views show it (observed null unless finite). */
+export function gateRow(g: GateResult): GateRow {
   return {
     id: g.id,
     category: g.category,
