@@ -58,17 +58,20 @@ function normalizePhases(raw: Raw): Record<string, PhaseMatcherSpec[]> | undefin
   const out: Record<string, PhaseMatcherSpec[]> = {};
   for (const k of keys) {
     const list = Array.isArray(raw[k]) ? (raw[k] as unknown[]) : [];
-    out[k] = list.map((m) => {
-      const o = obj(m);
-      const spec: PhaseMatcherSpec = {};
-      if (Array.isArray(o.names)) spec.names = o.names.map(String);
-      if (o.attributes) spec.attributes = Object.fromEntries(Object.entries(obj(o.attributes)).map(([a, b]) => [a, String(b)]));
-      if (Array.isArray(o.attribute_present)) spec.attributePresent = o.attribute_present.map(String);
-      if (typeof o.service === 'string') spec.service = o.service;
-      return spec;
-    });
+    out[k] = list.map(normalizeMatcher);
   }
   return out;
+}
+
+/** One selector of `trace.phases` as the analysis takes it (the contract form's phase preview uses it too). */
+export function normalizeMatcher(m: unknown): PhaseMatcherSpec {
+  const o = obj(m);
+  const spec: PhaseMatcherSpec = {};
+  if (Array.isArray(o.names)) spec.names = o.names.map(String);
+  if (o.attributes) spec.attributes = Object.fromEntries(Object.entries(obj(o.attributes)).map(([a, b]) => [a, String(b)]));
+  if (Array.isArray(o.attribute_present)) spec.attributePresent = o.attribute_present.map(String);
+  if (typeof o.service === 'string') spec.service = o.service;
+  return spec;
 }
 
 function normalizeBudgets(raw: unknown): Budget[] {

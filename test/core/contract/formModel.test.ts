@@ -4,7 +4,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseContract, steadyWindow } from '../../../src/core/contract';
+import { contractToAnalysis, parseContract, steadyWindow } from '../../../src/core/contract';
 import { buildFormModel } from '../../../src/core/contract/form/model';
 import type { ContractFormModel } from '../../../src/core/contract/form/types';
 import { parseSource } from '../../../src/core/contract/sourceMap';
@@ -151,7 +151,12 @@ describe('contract form model', () => {
         name: 'gpu_queue',
         pointer: '/trace/phases/gpu_queue',
         selectors: [{ names: [], attributes: { 'llm.phase': 'queue' }, attributePresent: [], service: null }, { names: ['inference.acquire_slot'], attributes: {}, attributePresent: [], service: null }],
+        anyOf: [{ attributes: { 'llm.phase': 'queue' } }, { names: ['inference.acquire_slot'] }],
       });
+      // What the phase preview queries is what the analysis runs with (contractToAnalysis), phase by phase.
+      const { contract } = parseContract(read('samples/streaming.loadcontract.yaml'), 'streaming.loadcontract.yaml');
+      assert.ok(contract);
+      assert.deepStrictEqual(declared.phases.map((p) => ({ name: p.name, anyOf: p.anyOf })), contractToAnalysis(contract).options.phases);
       const defaults = model(BASE_YAML);
       assert.strictEqual(defaults.phasesDeclared, false);
       assert.deepStrictEqual(defaults.phases.map((p) => [p.name, p.pointer]), [['gateway', null], ['gpu_queue', null], ['generation', null]]);

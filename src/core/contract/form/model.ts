@@ -1,6 +1,7 @@
 /** Builds the form's model from one parse and its validation (the same diagnostics the text editor shows). */
 import { DEFAULT_PHASES } from '../../analysis/options';
 import { ContractContext } from '../context';
+import { normalizeMatcher } from '../normalize';
 import { GATE_DEFAULTS, isArrivalExecutor } from '../defaults';
 import { schemaAt } from '../schemaCheck';
 import type { ParsedSource } from '../sourceMap';
@@ -174,7 +175,12 @@ function phases(ctx: ContractContext): { rows: PhaseRow[]; declared: boolean } {
   if (names.length === 0) {
     return {
       declared: false,
-      rows: DEFAULT_PHASES.map((p) => ({ name: p.name, pointer: null, selectors: p.anyOf.map((m) => selector({ names: m.names, attributes: m.attributes, attribute_present: m.attributePresent, service: m.service })) })),
+      rows: DEFAULT_PHASES.map((p) => ({
+        name: p.name,
+        pointer: null,
+        selectors: p.anyOf.map((m) => selector({ names: m.names, attributes: m.attributes, attribute_present: m.attributePresent, service: m.service })),
+        anyOf: p.anyOf.map((m) => ({ ...m })),
+      })),
     };
   }
   return {
@@ -182,7 +188,8 @@ function phases(ctx: ContractContext): { rows: PhaseRow[]; declared: boolean } {
     rows: names.map((name) => {
       const pointer = ctx.child('/trace/phases', name);
       const list = ctx.get(pointer);
-      return { name, pointer, selectors: Array.isArray(list) ? list.map(selector) : [] };
+      const items = Array.isArray(list) ? list : [];
+      return { name, pointer, selectors: items.map(selector), anyOf: items.map(normalizeMatcher) };
     }),
   };
 }

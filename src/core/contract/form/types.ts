@@ -5,6 +5,7 @@
  * errors included, so the form never goes blank while the user types. Plain JSON: it crosses the
  * worker and webview boundaries as it is.
  */
+import type { SpanMatcher } from '../../analysis/options';
 import type { ContractSeverity } from '../types';
 
 /** How a field is edited and how typed text becomes a value (values.ts). */
@@ -181,6 +182,8 @@ export interface PhaseRow {
   /** `/trace/phases/<name>`, or null for a default phase. */
   pointer: string | null;
   selectors: PhaseSelector[];
+  /** The same selectors as the analysis takes them (contract/normalize.ts): what the phase preview queries. */
+  anyOf: SpanMatcher[];
 }
 
 export interface ContractFormModel {
