@@ -2,6 +2,7 @@ import { performance } from 'perf_hooks';
 import * as vscode from 'vscode';
 import { registerContractFeatures } from './contract/index';
 import type { ContractFormsApi } from './contract/form/provider';
+import { RunManagerSelection } from './contract/form/runSelection';
 import { createProbeFeatures } from './probe/index';
 import { openProbeRun } from './probe/probeRun';
 import { Registry } from './registry';
@@ -42,7 +43,9 @@ export function activate(context: vscode.ExtensionContext): PhasewiseApi {
   // The receiver runs on the run worker and reports through it; the probe features are built after it.
   let receiverEvents: Parameters<typeof registerRunFeatures>[2] = () => undefined;
   const run = registerRunFeatures(registry, context, (e) => receiverEvents(e));
-  const contractForms = registerContractFeatures(registry, context.extensionUri);
+  const formRuns = new RunManagerSelection(run.runs);
+  registry.subscribe(formRuns);
+  const contractForms = registerContractFeatures(registry, context.extensionUri, formRuns);
   const probe = createProbeFeatures(context, log, run.runs, (result, files, contract) => openProbeRun(run, result, files, contract));
   receiverEvents = (e) => probe.receiver.onEvent(e);
   registry.registerCommand('setApiToken', probe.setApiToken);

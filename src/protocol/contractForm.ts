@@ -62,16 +62,60 @@ export const openRun = object({ id: string, label: string });
 /** What one phase's selectors pick in the selected run: spans, traces with at least one, the commonest span names. */
 export const phasePick = object({ spans: number, traces: number, names: array(object({ name: string, count: number })) });
 
-/** What the form knows of runs: those open in the Runs view and the selected one (none until the Runs view exists). */
+/** The phase preview of the selected run: being counted, counted (phase name → pick), or why not. */
+export const phasePreview = tagged('kind', {
+  pending: object({ kind: literal('pending') }),
+  ready: object({ kind: literal('ready'), picks: record(phasePick) }),
+  error: object({ kind: literal('error'), message: string }),
+});
+
+/** What the form knows of runs: those open in the Runs view and the selected one. */
 export const runsState = object({
   runs: array(openRun),
   selected: nullable(string),
   /** Why there is no run to use, shown in place of the phase preview and Evaluate. */
   reason: nullable(string),
-  /** Phase name → what its selectors pick in the selected run; null when there is no run or no preview yet. */
-  preview: nullable(record(phasePick)),
+  /** What the contract's phases pick in the selected run; null when there is no run. */
+  preview: nullable(phasePreview),
 });
 export type RunsStateParams = Infer<typeof runsState>;
+
+/** A gate of the evaluated run, as the Report (`phasewise analyze --contract --format json`) has it. */
+export const evaluatedGate = object({
+  id: string,
+  category: string,
+  metric: string,
+  stat: string,
+  op: string,
+  limit: number,
+  observed: nullable(number),
+  n: nullable(number),
+  window: string,
+  status: literal('pass', 'fail', 'no_data'),
+  origin: nullable(string),
+});
+export type EvaluatedGate = Infer<typeof evaluatedGate>;
+
+/** The last Evaluate of this form: under way (with the progress line), done, cancelled or failed. */
+export const evaluation = nullable(
+  tagged('kind', {
+    running: object({ kind: literal('running'), run: string, message: string }),
+    done: object({
+      kind: literal('done'),
+      run: string,
+      /** The document version evaluated (the form says when the text moved on since). */
+      version: number,
+      verdict: object({ status: string, broken_phase: nullable(string), reasons: array(string) }),
+      gates: array(evaluatedGate),
+    }),
+    cancelled: object({ kind: literal('cancelled'), run: string }),
+    failed: object({ kind: literal('failed'), run: string, message: string }),
+  }),
+);
+export type EvaluationParams = Infer<typeof evaluation>;
+
+/** Host → webview: the runs, the preview or the evaluation changed (the model did not). */
+export const RunsChanged = notification('contractForm/runs', 'toWebview', object({ runs: runsState, evaluation }));
 
 /**
  * Host → webview: the document's text changed (or the form opened): the model of its current text,
@@ -80,7 +124,7 @@ export type RunsStateParams = Infer<typeof runsState>;
 export const Update = notification(
   'contractForm/update',
   'toWebview',
-  object({ version: number, dirty: boolean, model: contractFormModelJson, k6: k6Preview, runs: runsState }),
+  object({ version: number, dirty: boolean, model: contractFormModelJson, k6: k6Preview, runs: runsState, evaluation }),
 );
 
 /** The edits the form asks for (core FormEdit). */
@@ -112,13 +156,16 @@ export const OpenK6Script = notification('contractForm/openK6Script', 'toHost', 
 /** Webview → host: use this open run for the phase preview and Evaluate. */
 export const SelectRun = notification('contractForm/selectRun', 'toHost', object({ id: string }));
 
-/** Webview → host: evaluate the contract against the selected run (the verdict comes back as gates). */
-export const Evaluate = request(
-  'contractForm/evaluate',
-  'toHost',
-  object({}),
-  object({ gates: array(object({ id: string, status: string, detail: string })), verdict: nullable(string), reason: nullable(string) }),
-);
+/**
+ * Webview → host: evaluate the contract against the selected run: the run is re-analysed with the
+ * contract (saved first) as Re-analyse with Contract does, and the gates come back in `evaluation`
+ * (RunsChanged, and every Update after). `started` false with `reason` when it cannot start (no run,
+ * a contract with errors, an untitled document, one already under way).
+ */
+export const Evaluate = request('contractForm/evaluate', 'toHost', object({}), object({ started: boolean, reason: nullable(string) }));
+
+/** Webview → host: cancel the Evaluate under way. */
+export const CancelEvaluate = notification('contractForm/cancelEvaluate', 'toHost', object({}));
 
 /** What the webview saves with setState: which section it was in (the model always comes from the document). */
 export const contractFormState = object({ scroll_y: optional(number), k6_open: optional(boolean) });

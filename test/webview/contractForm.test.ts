@@ -56,7 +56,7 @@ class DocumentHost {
       this.change(applyEdits(this.text, fix.edits));
       return { applied: true, reason: null };
     });
-    hp.channel.onRequest(F.Evaluate, () => ({ gates: [], verdict: null, reason: NO_RUNS.reason }));
+    hp.channel.onRequest(F.Evaluate, () => ({ started: false, reason: NO_RUNS.reason }));
     hp.channel.onNotification(F.SetK6Preview, (p) => this.toggles.push(p.open));
     hp.channel.onNotification(F.RevealInText, () => undefined);
     hp.channel.onNotification(ReportProblem, (p) => this.problems.push(p.message));
@@ -72,7 +72,7 @@ class DocumentHost {
   push(): void {
     const source = parseSource(this.text, this.file);
     const model = buildFormModel(source, validateSource(source, this.file).diagnostics, path.basename(this.file));
-    this.hp.channel.notify(F.Update, { version: this.version, dirty: this.version > 1, model: encodeJson(model), k6: this.k6, runs: NO_RUNS });
+    this.hp.channel.notify(F.Update, { version: this.version, dirty: this.version > 1, model: encodeJson(model), k6: this.k6, runs: NO_RUNS, evaluation: null });
   }
 
   async shown(): Promise<void> {

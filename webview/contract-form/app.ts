@@ -14,7 +14,7 @@ import type { Bridge } from '../shared/host';
 import { palette } from '../shared/theme';
 import { budgetsSection } from './budgets';
 import { button, diagnosticItem, type FormContext } from './fields';
-import { claimSection, gatesSection, requestSection, section, traceSection, windowsSection, type EvaluationView } from './sections';
+import { claimSection, gatesSection, requestSection, section, traceSection, windowsSection } from './sections';
 import { workloadSection } from './workload';
 
 interface Focus {
@@ -44,7 +44,7 @@ export class ContractFormApp {
   private dirty = false;
   private k6: F.K6PreviewParams = null;
   private runs: F.RunsStateParams = { runs: [], selected: null, reason: null, preview: null };
-  private evaluation: EvaluationView | null = null;
+  private evaluation: F.EvaluationParams = null;
   private notice: string | null = null;
   private replacingNow = false;
   /** Blocks kept from the last render: their signature, elements and diagnostic slots. */
@@ -58,6 +58,13 @@ export class ContractFormApp {
     private readonly bridge: Bridge,
   ) {
     bridge.endpoint.onNotification(F.Update, (p) => this.guard(() => this.update(p)));
+    bridge.endpoint.onNotification(F.RunsChanged, (p) =>
+      this.guard(() => {
+        this.runs = p.runs;
+        this.evaluation = p.evaluation;
+        this.render();
+      }),
+    );
     const saved = bridge.getState() as F.ContractFormState | undefined;
     if (saved && F.contractFormState.check(saved, 'state') === undefined && saved.k6_open) bridge.endpoint.notify(F.SetK6Preview, { open: true });
     window.addEventListener('scroll', () => this.saveState(), { passive: true });
@@ -76,12 +83,13 @@ export class ContractFormApp {
     guarded(this.bridge.endpoint, 'contract form', (p) => this.showError(p), fn);
   }
 
-  private update(p: { version: number; dirty: boolean; model: string; k6: F.K6PreviewParams; runs: F.RunsStateParams }): void {
+  private update(p: { version: number; dirty: boolean; model: string; k6: F.K6PreviewParams; runs: F.RunsStateParams; evaluation: F.EvaluationParams }): void {
     this.model = decodeJson(p.model, F.contractFormModelJson, 'contractForm/update model');
     this.version = p.version;
     this.dirty = p.dirty;
     this.k6 = p.k6;
     this.runs = p.runs;
+    this.evaluation = p.evaluation;
     this.render();
   }
 
@@ -105,10 +113,7 @@ export class ContractFormApp {
 
   private evaluate(): void {
     void this.bridge.endpoint.request(F.Evaluate, {}).then(
-      (r) => {
-        this.evaluation = r;
-        this.render();
-      },
+      (r) => this.say(r.started ? null : `Not evaluated: ${r.reason ?? 'unknown reason'}`),
       (err: unknown) => this.say(`Evaluate failed: ${err instanceof Error ? err.message : String(err)}`),
     );
   }
@@ -192,7 +197,17 @@ export class ContractFormApp {
       section('cf-workload', 'Workload', '/workload', ctx, ...workloadSection(ctx)),
       section('cf-request', 'Request and prompt shapes', '/request', ctx, ...requestSection(ctx)),
       section('cf-trace', 'Trace and phases', '/trace', ctx, ...traceSection(ctx, this.runs)),
-      section('cf-gates', 'Gates', '/gates', ctx, ...gatesSection(ctx, this.runs, this.evaluation, () => this.evaluate(), (id) => this.bridge.endpoint.notify(F.SelectRun, { id }))),
+      section(
+        'cf-gates',
+        'Gates',
+        '/gates',
+        ctx,
+        ...gatesSection(ctx, this.runs, this.evaluation, this.version, {
+          evaluate: () => this.evaluate(),
+          cancel: () => this.bridge.endpoint.notify(F.CancelEvaluate, {}),
+          selectRun: (id) => this.bridge.endpoint.notify(F.SelectRun, { id }),
+        }),
+      ),
       section('cf-windows', 'Windows', '/windows', ctx, ...windowsSection(ctx)),
     ];
     // '/budgets' has no section of its own: its diagnostics go with the SLOs.

@@ -4,9 +4,10 @@
  * the selected run), gates (with Evaluate against an open run) and windows. Text nodes only.
  */
 import type { PhaseRow, PhaseSelector, PromptShapeRow } from '../../src/core/contract/form/types';
-import type { RunsStateParams } from '../../src/protocol/contractForm';
+import type { EvaluationParams, RunsStateParams } from '../../src/protocol/contractForm';
 import { h } from '../shared/dom';
-import { fmtInt, fmtPct } from '../shared/format';
+import { fmtGateValue, fmtInt, fmtPct } from '../shared/format';
+import { evaluatedGate, evaluateStrip, gateBadge, type EvaluateActions } from './evaluation';
 import { button, fieldGrid, fieldRow, type FormContext } from './fields';
 
 export function section(id: string, title: string, pointer: string, ctx: FormContext, ...children: (Node | null)[]): HTMLElement {
@@ -99,11 +100,19 @@ function phaseItem(ctx: FormContext, p: PhaseRow, runs: RunsStateParams): HTMLEl
 }
 
 function pickText(runs: RunsStateParams, phase: string): string {
-  if (runs.selected === null) return 'Spans picked: no run selected.';
-  const pick = runs.preview?.[phase];
-  if (!pick) return 'Spans picked: not computed for this run yet.';
-  const names = pick.names.slice(0, 5).map((n) => `${n.name} × ${fmtInt(n.count)}`).join(', ');
+  const preview = runs.preview;
+  if (runs.selected === null || preview === null) return 'Spans picked: no run selected.';
+  if (preview.kind === 'pending') return 'Spans picked: counting…';
+  if (preview.kind === 'error') return `Spans picked: not counted (${preview.message})`;
+  const pick = preview.picks[phase];
+  if (!pick) return 'Spans picked: not counted for this phase.';
+  if (pick.spans === 0) return 'Spans picked: none in this run (the phase would be 0 ms in every trace).';
+  const names = pick.names.map((n) => `${n.name} × ${fmtInt(n.count)}`).join(', ');
   return `Spans picked: ${fmtInt(pick.spans)} in ${fmtInt(pick.traces)} traces${names ? ` (${names})` : ''}`;
+}
+
+function runLabel(runs: RunsStateParams): string {
+  return runs.runs.find((r) => r.id === runs.selected)?.label ?? '';
 }
 
 export function traceSection(ctx: FormContext, runs: RunsStateParams): Node[] {
@@ -111,43 +120,35 @@ export function traceSection(ctx: FormContext, runs: RunsStateParams): Node[] {
   return [
     fieldGrid(ctx, ['/trace/id_source', '/trace/id_tag', '/trace/sampling', '/trace/root/service', '/trace/root/span']),
     h('h3', null, m.phasesDeclared ? 'Phases (declared in trace.phases)' : 'Phases (the defaults: the contract declares none)'),
+    h(
+      'p',
+      { class: 'pw-muted', attrs: { 'data-testid': 'phase-preview' } },
+      runs.selected === null
+        ? `Which spans of a run these selectors pick shows here once a run is selected. ${runs.reason ?? ''}`.trim()
+        : `Spans these selectors pick in ${runLabel(runs)} (the run selected in the Runs view), counted as the analysis selects them:`,
+    ),
     h('ul', { class: 'cf-phase-list', attrs: { 'data-testid': 'phases' } }, ...m.phases.map((p) => phaseItem(ctx, p, runs))),
-    h('p', { class: 'pw-muted', attrs: { 'data-testid': 'phase-preview' } }, runs.selected === null ? `Which spans of a run these selectors pick shows here once a run is selected. ${runs.reason ?? ''}`.trim() : ''),
   ];
 }
 
-export interface EvaluationView {
-  gates: { id: string; status: string; detail: string }[];
-  verdict: string | null;
-  reason: string | null;
-}
-
-export function gatesSection(ctx: FormContext, runs: RunsStateParams, evaluation: EvaluationView | null, evaluate: () => void, selectRun: (id: string) => void): Node[] {
-  const rows = ctx.model.gates.map((g) =>
-    h(
+export function gatesSection(ctx: FormContext, runs: RunsStateParams, evaluation: EvaluationParams, version: number, act: EvaluateActions): Node[] {
+  const rows = ctx.model.gates.map((g) => {
+    const result = evaluatedGate(evaluation, `gates.${g.key}`);
+    return h(
       'tr',
       { class: g.applies ? '' : 'cf-na', attrs: { 'data-testid': `gate-${g.key}` } },
       h('th', { attrs: { scope: 'row' } }, g.key),
       h('td', null, fieldRow(ctx, g.pointer, g.key)),
       h('td', { class: 'pw-muted' }, !g.applies ? 'does not apply to this executor' : g.declared ? 'declared' : g.effective === null ? 'no gate (not declared)' : `default ${g.effective} applies`),
       h('td', { class: 'pw-muted cf-desc' }, g.description),
-      h('td', { attrs: { 'data-testid': `gate-result-${g.key}` } }, resultFor(evaluation, g.key)),
-    ),
-  );
-  const runPicker = runs.runs.length > 0
-    ? h('select', { class: 'cf-select', attrs: { 'aria-label': 'run to evaluate against' }, on: { change: (e) => selectRun((e.target as HTMLSelectElement).value) } }, ...runs.runs.map((r) => h('option', { attrs: { value: r.id, selected: r.id === runs.selected } }, r.label)))
-    : null;
-  const evaluateButton = button('Evaluate', runs.selected === null ? 'Needs a run open in the Runs view' : 'Evaluate the contract against the selected run', evaluate, false);
-  if (runs.selected === null) evaluateButton.setAttribute('disabled', '');
+      h('td', { attrs: { 'data-testid': `gate-result-${g.key}` } }, result ? gateBadge(result) : null, result ? ` ${fmtGateValue(result, result.observed)}` : ''),
+    );
+  });
   return [
     h('table', { class: 'pw-table cf-gates', attrs: { 'data-testid': 'gates' } }, h('thead', null, h('tr', null, h('th', null, 'gate'), h('th', null, 'value'), h('th', null, ''), h('th', null, 'meaning'), h('th', null, 'result'))), h('tbody', null, ...rows)),
-    h('div', { class: 'cf-inline cf-evaluate' }, runPicker, evaluateButton, h('span', { class: 'pw-muted', attrs: { 'data-testid': 'evaluate-status' } }, runs.selected === null ? (runs.reason ?? 'No run is open in the Runs view.') : evaluation?.verdict ? `verdict: ${evaluation.verdict}` : evaluation?.reason ?? '')),
+    h('h3', null, 'Evaluate against a run'),
+    ...evaluateStrip(ctx, runs, evaluation, version, act),
   ];
-}
-
-function resultFor(e: EvaluationView | null, key: string): string {
-  const g = e?.gates.find((x) => x.id === `gates.${key}`);
-  return g ? `${g.status} ${g.detail}` : '';
 }
 
 export function windowsSection(ctx: FormContext): Node[] {

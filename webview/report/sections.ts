@@ -6,7 +6,7 @@
 import type { GateResult, MetricTable, QuantileSummary, Report, TraceBreakdown } from '../../src/core/report/model';
 import type { GateLink, RunConfiguration } from '../../src/core/report/view/types';
 import { h } from '../shared/dom';
-import { fmtDuration, fmtInt, fmtMs, fmtPct, MISSING, ownerLabel } from '../shared/format';
+import { fmtDuration, fmtGateValue, fmtInt, fmtMs, fmtPct, MISSING, ownerLabel } from '../shared/format';
 import type { Palette } from '../shared/theme';
 import { tailBar, tailLine } from './tail';
 
@@ -183,13 +183,6 @@ export function ledgerSection(r: Report): HTMLElement {
   );
 }
 
-function gateValue(g: GateResult, v: number | null): string {
-  if (v === null) return MISSING;
-  if (g.metric.endsWith('_ms')) return fmtMs(v);
-  if (g.stat === 'share' || /rate|coverage|share/.test(g.metric)) return Math.abs(v) <= 1 ? fmtPct(v) : String(v);
-  return fmtInt(v) === String(v) ? fmtInt(v) : String(v);
-}
-
 export function gatesSection(r: Report, links: Record<string, GateLink>, onOpen: (g: GateResult, link: GateLink) => void): HTMLElement {
   if (r.gates.length === 0) return section('gates', 'Gates', h('p', { class: 'pw-muted' }, 'no gates: nothing to evaluate'));
   return section(
@@ -214,8 +207,8 @@ export function gatesSection(r: Report, links: Record<string, GateLink>, onOpen:
             'tr',
             { class: `rp-gate-${g.status}` },
             h('td', { class: 'pw-mono' }, g.id),
-            h('td', { class: 'pw-mono' }, `${g.metric}.${g.stat} ${g.op} ${gateValue(g, g.limit)}`),
-            h('td', { class: 'pw-num' }, gateValue(g, g.observed)),
+            h('td', { class: 'pw-mono' }, `${g.metric}.${g.stat} ${g.op} ${fmtGateValue(g, g.limit)}`),
+            h('td', { class: 'pw-num' }, fmtGateValue(g, g.observed)),
             h('td', { class: 'pw-num' }, g.n === null ? MISSING : fmtInt(g.n)),
             h('td', null, g.window),
             h('td', null, h('span', { class: `rp-status rp-status-${g.status}` }, g.status === 'no_data' ? 'no data' : g.status)),

@@ -64,3 +64,11 @@ export function fmtPct(v: number | null | undefined): string {
 export function ownerLabel(name: string): string {
   return name.replace(/_ms$/, '').replace(/_/g, ' ');
 }
+
+/** A gate's figure (the report's gates, the contract form's Evaluate): ms for latency metrics, a share for rates and coverage, else the number. */
+export function fmtGateValue(g: { metric: string; stat: string }, v: number | null): string {
+  if (v === null) return MISSING;
+  if (g.metric.endsWith('_ms')) return fmtMs(v);
+  if (g.stat === 'share' || /rate|coverage|share/.test(g.metric)) return Math.abs(v) <= 1 ? fmtPct(v) : String(v);
+  return fmtInt(v) === String(v) ? fmtInt(v) : String(v);
+}

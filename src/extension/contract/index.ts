@@ -4,7 +4,7 @@ import { ContractCodeActions } from './codeActions';
 import { ContractCodeLens, evaluateContractCommand, generateK6ScriptCommand, newLoadContractCommand } from './commands';
 import { registerContractDiagnostics } from './diagnostics';
 import { ContractFormProvider, CONTRACT_FORM_VIEW_TYPE, openAsFormCommand, openAsTextCommand, type ContractFormsApi } from './form/provider';
-import { NO_RUN_SELECTION } from './form/runs';
+import type { RunSelection } from './form/runs';
 import { ContractCompletion, ContractHover } from './hoverCompletion';
 import { ContractService } from './service';
 
@@ -15,7 +15,7 @@ const SELECTOR: vscode.DocumentSelector = [
 ];
 
 /** Everything the editor does for load contracts: diagnostics, hovers, completions, fixes, lenses, commands, the form. */
-export function registerContractFeatures(registry: Registry, extensionUri: vscode.Uri): ContractFormsApi {
+export function registerContractFeatures(registry: Registry, extensionUri: vscode.Uri, runs: RunSelection): ContractFormsApi {
   // The contract core runs on the service's worker thread, started with the first contract.
   const service = new ContractService(registry.log);
   registry.subscribe(service);
@@ -25,8 +25,7 @@ export function registerContractFeatures(registry: Registry, extensionUri: vscod
   registry.registerCommand('openContractForm', openAsFormCommand());
   registry.registerCommand('openContractText', openAsTextCommand());
   registerContractDiagnostics(service, registry);
-  // Until the Runs view exists, the form has no run to preview phases in or evaluate against.
-  const forms = new ContractFormProvider(extensionUri, service, NO_RUN_SELECTION, registry);
+  const forms = new ContractFormProvider(extensionUri, service, runs, registry);
   registry.subscribe(
     vscode.languages.registerCodeActionsProvider(SELECTOR, new ContractCodeActions(service), { providedCodeActionKinds: ContractCodeActions.kinds }),
     vscode.languages.registerHoverProvider(SELECTOR, new ContractHover(service)),

@@ -274,13 +274,15 @@ export class RunManager implements RunService {
       });
       this.opened.set(entry.id, { generation: this.client.generation, key: result.key });
       this.log.info(`${entry.label}: ${result.reused ? 'reused its cache database' : `loaded in ${(result.load_ms / 1000).toFixed(2)} s`}, analysed in ${(result.analyze_ms / 1000).toFixed(2)} s; verdict ${result.summary.verdict.status}`);
-      return this.catalog.update(entry.id, {
+      const updated = this.catalog.update(entry.id, {
         inputs,
         key: result.key,
         fingerprints: result.fingerprints,
         summary: { ...result.summary, title: entry.label },
         activity: { kind: 'idle' },
-      }) as RunEntry;
+      });
+      if (updated === undefined) throw new Error('the run was removed from the Runs view while it was analysed');
+      return updated;
     } catch (err) {
       if (!(err instanceof CancelledError)) this.log.debug(`${entry.label}: ${err instanceof Error ? err.message : String(err)}`);
       throw err;

@@ -23,12 +23,16 @@ export const FIXTURE = {
   formContract: 'contracts/form.loadcontract.yaml',
   /** One mistake (plateau-too-short on line 11), opened only by the e2e check through the UI. */
   e2eContract: 'contracts/e2e.loadcontract.yaml',
+  /** A real OpenTelemetry JS run (test/fixtures/shared-samples/joined-otel-js): the form's phase preview and Evaluate. */
+  joinedDir: 'joined-otel-js',
+  /** Declared phases and gates sized to joined-otel-js (contractFormRuns.test.ts). */
+  joinedContract: 'contracts/joined.loadcontract.yaml',
 } as const;
 
 /** What the malformed file holds: one line of prose where a span export is expected. */
 export const MALFORMED_SPANS_TEXT = 'this line is not OTLP, Jaeger or Zipkin JSON\n';
 
-/** Creates `<dir>/samples` (copy of the repo's samples/), the malformed file and `contracts/`; returns `dir`. */
+/** Creates `<dir>/samples` (copy of the repo's samples/), the malformed file, `contracts/` and `joined-otel-js/`; returns `dir`. */
 export function prepareWorkspace(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
   const src = path.join(REPO_ROOT, 'samples');
@@ -36,6 +40,7 @@ export function prepareWorkspace(dir: string): string {
   fs.mkdirSync(path.join(dir, FIXTURE.malformedDir), { recursive: true });
   fs.writeFileSync(path.join(dir, FIXTURE.malformedSpans), MALFORMED_SPANS_TEXT);
   fs.cpSync(path.join(REPO_ROOT, 'test', 'vscode', 'fixtures', 'contracts'), path.join(dir, FIXTURE.contractsDir), { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'test', 'fixtures', 'shared-samples', 'joined-otel-js'), path.join(dir, FIXTURE.joinedDir), { recursive: true });
   return dir;
 }
 

@@ -2,6 +2,9 @@
 // search, our diagnostics, and polling for what the extension does asynchronously.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
+import { waitFor } from './hooks';
+
+export { waitFor };
 
 export interface Where {
   line: number;
@@ -36,16 +39,6 @@ export function codeOf(d: vscode.Diagnostic): string {
 
 export function ours(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'phasewise');
-}
-
-export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Waits until the set of our diagnostic codes on `uri` is exactly `codes` (order-insensitive). */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ContractFormModel, FormEdit } from '../../../core/contract/form/types';
+import type { EvaluationParams, RunsStateParams } from '../../../protocol/contractForm';
 import type { Registry } from '../../registry';
 import type { ContractService } from '../service';
 import { formHtml, webviewRoot } from './html';
@@ -47,6 +48,10 @@ export class ContractFormProvider implements vscode.CustomTextEditorProvider {
       lastUpdate: (uri) => find(uri)?.lastUpdate() ?? null,
       edit: (uri, edit) => find(uri)?.edit(edit) ?? Promise.resolve({ applied: false, reason: 'no form is open on this document' }),
       applyFix: (uri, version, index) => find(uri)?.applyFix(version, index) ?? Promise.resolve({ applied: false, reason: 'no form is open on this document' }),
+      lastRuns: (uri) => find(uri)?.lastRuns() ?? null,
+      selectRun: (uri, id) => find(uri)?.selectRun(id),
+      evaluate: (uri) => find(uri)?.evaluate() ?? Promise.resolve({ started: false, reason: 'no form is open on this document' }),
+      cancelEvaluate: (uri) => find(uri)?.cancelEvaluate(),
     };
   }
 }
@@ -61,6 +66,13 @@ export interface ContractFormsApi {
   edit(uri: string, edit: FormEdit): Promise<{ applied: boolean; reason: string | null }>;
   /** A quick fix as the form's webview asks for it. */
   applyFix(uri: string, version: number, index: number): Promise<{ applied: boolean; reason: string | null }>;
+  /** What the form was last sent of runs: the list, the selected run, the phase preview, the last Evaluate. */
+  lastRuns(uri: string): { runs: RunsStateParams; evaluation: EvaluationParams } | null;
+  /** A run picked in the form's list (selected in the Runs view too). */
+  selectRun(uri: string, id: string): void;
+  /** Evaluate as the form's button asks for it; the outcome arrives in lastRuns().evaluation. */
+  evaluate(uri: string): Promise<{ started: boolean; reason: string | null }>;
+  cancelEvaluate(uri: string): void;
 }
 
 /** The file a command was given (explorer, editor title) or the active editor's, text or form. */

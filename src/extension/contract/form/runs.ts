@@ -1,48 +1,46 @@
 /**
- * What the contract form needs from the Runs view (built later, by its own issue): the runs it holds
- * open and the one selected. Until a Runs view provides it, NO_RUN_SELECTION stands in and the form
- * says there is no run: the phase preview and Evaluate wait for one. No vscode import beyond types.
+ * What the contract form needs from the Runs view: the runs it holds open, the one selected, what a
+ * phase mapping picks in a run and a contract's gates on it. runSelection.ts builds it from the run
+ * manager. No vscode import beyond types.
  */
 import type * as vscode from 'vscode';
+import type { PhasePick } from '../../../core/analysis/breakdown/phasePreview';
+import type { PhaseDefinition } from '../../../core/analysis/options';
+import type { GatesResult } from '../../runs/workerProtocol';
 
-/** What one phase's selectors pick in a run. */
-export interface PhasePick {
-  spans: number;
-  traces: number;
-  /** The commonest span names picked, most first. */
-  names: { name: string; count: number }[];
-}
+export type { PhasePick };
 
 /** A run open in the Runs view. */
 export interface OpenRun {
   readonly id: string;
-  /** How the form lists it, e.g. `k6.ndjson + spans.otlp.jsonl (10:42)`. */
+  /** How the form lists it, e.g. `k6.ndjson + spans.otlp.jsonl · pass`. */
   readonly label: string;
-  /** The DuckDB database the run was loaded into (`phasewise analyze --db`), if it has one. */
-  readonly database?: string;
-  /** The files it was loaded from: Evaluate analyses them with the form's contract. */
+  /** Changes whenever the run's database or last analysis does (a preview of an older revision is stale). */
+  readonly revision: string;
+  /** The files it was loaded from. */
   readonly files: { readonly run: readonly string[]; readonly spans: readonly string[] };
 }
+
+/** What an Evaluate watches: its own cancel, the progress lines. */
+export interface EvaluateWatch {
+  cancel?: vscode.CancellationToken;
+  onProgress?: (message: string) => void;
+}
+
+/** An Evaluate's outcome: the gates and verdict of the run re-analysed with the contract, or why there are none. */
+export type EvaluateOutcome = { kind: 'done'; result: GatesResult } | { kind: 'cancelled' } | { kind: 'failed'; message: string };
 
 export interface RunSelection {
   runs(): readonly OpenRun[];
   selected(): OpenRun | undefined;
+  /** Selects the run (the Runs view, the status bar and Slow Traces follow). */
   select(id: string): void;
+  /** The list, a run's revision or the selection changed. */
   readonly onDidChange: vscode.Event<void>;
   /** Why there is no run to use, as the form shows it. */
   readonly emptyReason: string;
-  /** What each phase's selectors (the analysis's PhaseDefinitions) pick in `run`, queried in its database off the host's thread. */
-  pickSpans(run: OpenRun, phases: readonly { name: string; anyOf: readonly unknown[] }[]): Promise<Record<string, PhasePick>>;
+  /** What each phase's selectors pick in `run`, queried in its database on the run worker. */
+  pickSpans(run: OpenRun, phases: readonly PhaseDefinition[]): Promise<Record<string, PhasePick>>;
+  /** Re-analyses `run` with the contract file (the run then shows that contract in the Runs view) and returns its gates. */
+  evaluate(run: OpenRun, contract: string, watch?: EvaluateWatch): Promise<EvaluateOutcome>;
 }
-
-const never: vscode.Event<void> = () => ({ dispose: () => undefined });
-
-/** No Runs view yet: no runs, and the form says so. */
-export const NO_RUN_SELECTION: RunSelection = {
-  runs: () => [],
-  selected: () => undefined,
-  select: () => undefined,
-  onDidChange: never,
-  emptyReason: 'No run is open in the Runs view.',
-  pickSpans: () => Promise.reject(new Error('No run is open in the Runs view.')),
-};
