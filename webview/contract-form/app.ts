@@ -15,6 +15,7 @@ import { palette } from '../shared/theme';
 import { budgetsSection } from './budgets';
 import { button, diagnosticItem, type FormContext } from './fields';
 import { claimSection, gatesSection, requestSection, section, traceSection, windowsSection } from './sections';
+import { evaluatedGate } from './evaluation';
 import { workloadSection } from './workload';
 
 interface Focus {
@@ -173,6 +174,7 @@ export class ContractFormApp {
         recording?.push([pointer, slot]);
       },
       replacing: () => this.replacingNow,
+      evaluated: (id) => evaluatedGate(this.evaluation, id),
       block: (pointer, signature, build) => {
         const sig = JSON.stringify(signature);
         const old = this.blocks.get(pointer);

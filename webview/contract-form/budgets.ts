@@ -8,6 +8,7 @@ import type { BudgetBreakdown, SloRow } from '../../src/core/contract/form/types
 import { h } from '../shared/dom';
 import { fmtMs, ownerLabel } from '../shared/format';
 import type { Palette } from '../shared/theme';
+import { gateBadge } from './evaluation';
 import { button, fieldRow, type FormContext } from './fields';
 
 const BUILTIN = ['network_envelope', 'gateway', 'gpu_queue', 'generation', 'unattributed_server', 'transport_setup'];
@@ -69,6 +70,22 @@ function addPhase(ctx: FormContext, b: BudgetBreakdown): HTMLElement | null {
 }
 
 /** A budget's block, kept across updates that do not change it (a keystroke elsewhere leaves 38 of 39 as they are). */
+/**
+ * The gate id of a budget's phase as contract/toAnalysis.ts names it: `budget.<phase>_ms.<stat>`, with
+ * `#n` for the n-th budget giving the same phase and statistic.
+ */
+function budgetGateId(m: FormContext['model'], b: BudgetBreakdown, phase: string): string | undefined {
+  const stat = b.allocates?.split('.')[1];
+  if (stat === undefined) return undefined;
+  const n = m.budgets.filter((o) => o.index <= b.index && o.allocates?.split('.')[1] === stat && o.phases.some((x) => x.name === phase)).length;
+  return `budget.${phase}_ms.${stat}${n > 1 ? `#${n}` : ''}`;
+}
+
+function evaluatedCell(ctx: FormContext, id: string | undefined): HTMLElement {
+  const g = id !== undefined ? ctx.evaluated(id) : undefined;
+  return h('td', { attrs: { 'data-testid': id !== undefined ? `inline-${id}` : '' } }, g ? gateBadge(g) : null, g ? ` ${fmtMs(g.observed)}` : '');
+}
+
 function budgetBlock(ctx: FormContext, b: BudgetBreakdown, p: Palette): HTMLElement {
   const m = ctx.model;
   const under = (pointer: string): boolean => pointer === b.pointer || pointer.startsWith(`${b.pointer}/`);
@@ -78,6 +95,10 @@ function budgetBlock(ctx: FormContext, b: BudgetBreakdown, p: Palette): HTMLElem
     diagnostics: m.diagnostics.filter((d) => under(d.pointer)),
     colours: b.phases.map((x) => p.owner(x.name)),
     phases: m.phases.map((x) => x.name),
+    evaluated: b.phases.map((x) => {
+      const id = budgetGateId(m, b, x.name);
+      return id !== undefined ? (ctx.evaluated(id) ?? null) : null;
+    }),
   };
   return ctx.block(b.pointer, signature, () => buildBudget(ctx, b, p));
 }
@@ -96,6 +117,7 @@ function buildBudget(ctx: FormContext, b: BudgetBreakdown, p: Palette): HTMLElem
       h('td', null, fieldRow(ctx, x.pointer, x.name)),
       h('td', { class: 'pw-num' }, fmtMs(x.ms)),
       h('td', { class: 'pw-num' }, pct(x.pctOfSlo)),
+      evaluatedCell(ctx, budgetGateId(ctx.model, b, x.name)),
     ),
   );
   rows.forEach((r, i) => ((r.querySelector('.pw-swatch') as HTMLElement).style.background = p.owner(b.phases[i].name)));
@@ -108,9 +130,14 @@ function buildBudget(ctx: FormContext, b: BudgetBreakdown, p: Palette): HTMLElem
     bar(b, p),
     h('div', { class: `cf-budget-sum cf-sum-${b.status}`, attrs: { 'data-testid': `budget-sum-${b.index}` } }, budgetSummary(b)),
     phaseSlot,
-    h('table', { class: 'pw-table cf-phases' }, h('thead', null, h('tr', null, h('th', null, 'phase'), h('th', null, 'allocation'), h('th', { class: 'pw-num' }, 'ms'), h('th', { class: 'pw-num' }, '% of SLO'))), h('tbody', null, ...rows)),
+    h('table', { class: 'pw-table cf-phases' }, h('thead', null, h('tr', null, h('th', null, 'phase'), h('th', null, 'allocation'), h('th', { class: 'pw-num' }, 'ms'), h('th', { class: 'pw-num' }, '% of SLO'), h('th', null, 'evaluated'))), h('tbody', null, ...rows)),
     addPhase(ctx, b),
   );
+}
+
+function sloResult(ctx: FormContext, id: string): (Node | string)[] {
+  const g = ctx.evaluated(id);
+  return g ? [' ', h('span', { attrs: { 'data-testid': `inline-${id}` } }, gateBadge(g), ` observed ${fmtMs(g.observed)}`)] : [];
 }
 
 /** The SLO grid (every metric × statistic, editable), then each declared objective with its budgets. */
@@ -127,7 +154,7 @@ export function budgetsSection(ctx: FormContext, p: Palette): Node[] {
     return h(
       'div',
       { class: 'cf-slo', attrs: { 'data-testid': `slo-${s.metric}-${s.stat}` } },
-      h('h3', null, `${s.metric}.${s.stat} ≤ ${fmtMs(s.ms)}`),
+      h('h3', null, `${s.metric}.${s.stat} ≤ ${fmtMs(s.ms)}`, ...sloResult(ctx, `slo.${s.metric}.${s.stat}`)),
       ...(budgets.length > 0 ? budgets.map((b) => budgetBlock(ctx, b, p)) : [h('p', { class: 'pw-muted' }, 'No budget allocates this objective.')]),
     );
   });

@@ -47,7 +47,7 @@ function statusLine(runs: RunsStateParams, e: EvaluationParams, version: number)
       const failed = e.gates.filter((g) => g.status === 'fail').length;
       const missing = e.gates.filter((g) => g.status === 'no_data').length;
       const moved = e.version !== version ? ' The text changed since: evaluate again to see its gates.' : '';
-      return `Verdict against ${e.run}: ${e.verdict.status.replace(/_/g, ' ')} (${e.gates.length} gates: ${failed} failed, ${missing} without data).${moved}`;
+      return `Evaluated against ${e.run}: verdict ${e.verdict.status.replace(/_/g, ' ')}, ${e.gates.length} gates (${failed} failed, ${missing} without data).${moved}`;
     }
   }
 }

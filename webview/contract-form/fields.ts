@@ -4,6 +4,7 @@
  * back; an emptied field removes its key). Diagnostics go into slots registered by pointer.
  */
 import type { ContractFormModel, FormDiagnostic, FormEdit, FormField } from '../../src/core/contract/form/types';
+import type { EvaluatedGate } from '../../src/protocol/contractForm';
 import { h, vs } from '../shared/dom';
 
 /** What the sections need from the app. */
@@ -21,6 +22,8 @@ export interface FormContext {
    * its diagnostics included) changed since the last update; else the same elements are kept.
    */
   block(pointer: string, signature: unknown, build: () => HTMLElement): HTMLElement;
+  /** The gate of the last Evaluate with this id (`slo.total_ms.p95`, `budget.gateway_ms.p95`…), if any. */
+  evaluated(id: string): EvaluatedGate | undefined;
 }
 
 /** `/workload/max_in_flight` → `max_in_flight`; list indices read as `#1`. */

@@ -69,6 +69,11 @@ export function ownerLabel(name: string): string {
 export function fmtGateValue(g: { metric: string; stat: string }, v: number | null): string {
   if (v === null) return MISSING;
   if (g.metric.endsWith('_ms')) return fmtMs(v);
-  if (g.stat === 'share' || /rate|coverage|share/.test(g.metric)) return Math.abs(v) <= 1 ? fmtPct(v) : String(v);
-  return fmtInt(v) === String(v) ? fmtInt(v) : String(v);
+  if (g.stat === 'share' || /rate|coverage|share/.test(g.metric)) return Math.abs(v) <= 1 ? fmtPct(v) : plain(v);
+  return fmtInt(v) === String(v) ? fmtInt(v) : plain(v);
+}
+
+/** A figure without float noise: 11.399999999999999 (0.95 × 12) reads 11.4. */
+function plain(v: number): string {
+  return String(Number(v.toPrecision(12)));
 }

@@ -228,8 +228,9 @@ export class FormSession implements vscode.Disposable {
     const run = this.runs.selected();
     if (!run) return { started: false, reason: this.runs.emptyReason };
     if (this.document.isUntitled) return { started: false, reason: 'Save the contract first: the analysis reads it from its file.' };
-    if (!this.last || this.last.version !== this.document.version) return { started: false, reason: 'The contract is being checked: try again in a moment.' };
-    const errors = this.last.form.diagnostics.filter((d) => d.severity === 'error');
+    const checked = await this.checked();
+    if (!checked) return { started: false, reason: 'The contract is still being checked: try again in a moment.' };
+    const errors = checked.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) {
       const first = errors[0];
       return { started: false, reason: `Evaluate needs a valid contract: ${errors.length} error${errors.length === 1 ? '' : 's'} (line ${first.line}: ${first.message.replace(/\.$/, '')}).` };
@@ -263,6 +264,22 @@ export class FormSession implements vscode.Disposable {
         this.pushRuns();
       });
     return { started: true, reason: null };
+  }
+
+  /** The model of the document's current text, once its validation (debounced after a change) has run; undefined after 5 s. */
+  private checked(): Promise<ContractFormModel | undefined> {
+    if (this.last?.version === this.document.version) return Promise.resolve(this.last.form);
+    return new Promise((resolve) => {
+      const done = (m: ContractFormModel | undefined): void => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(m);
+      };
+      const timer = setTimeout(() => done(undefined), 5000);
+      const sub = this.service.onDidValidate((r) => {
+        if (r.uri === this.document.uri.toString() && r.version === this.document.version && r.form) done(r.form);
+      });
+    });
   }
 
   cancelEvaluate(): void {
