@@ -46,3 +46,18 @@ export type ShowErrorParams = Infer<typeof ShowError.params>;
 
 /** Webview → host: an error inside the webview (a failed render), for the host's log channel. */
 export const ReportProblem = notification('webview/problem', 'toHost', object({ message: string }));
+
+/** A gate's result as the views show it (Report GateResult; observed null unless finite): the Runs view, the contract form's Evaluate. */
+export const gateRow = object({
+  id: string,
+  category: string,
+  metric: string,
+  stat: string,
+  op: string,
+  limit: number,
+  observed: nullable(number),
+  n: nullable(number),
+  window: string,
+  status: literal('pass', 'fail', 'no_data'),
+  origin: nullable(string),
+});

@@ -9,6 +9,7 @@
  * the result. Quick fixes are the validation's own, named by version and index.
  */
 import type { BudgetBreakdown, ContractFormModel, FormDiagnostic, FormField, GateRow, PhaseRow, PromptShapeRow, SloRow } from '../core/contract/form/types';
+import { gateRow } from './common';
 import { notification, request } from './ipc';
 import { array, boolean, jsonText, literal, model, nullable, number, object, optional, record, string, tagged, unknown, type Infer, type Schema } from './schema';
 
@@ -81,19 +82,7 @@ export const runsState = object({
 export type RunsStateParams = Infer<typeof runsState>;
 
 /** A gate of the evaluated run, as the Report (`phasewise analyze --contract --format json`) has it. */
-export const evaluatedGate = object({
-  id: string,
-  category: string,
-  metric: string,
-  stat: string,
-  op: string,
-  limit: number,
-  observed: nullable(number),
-  n: nullable(number),
-  window: string,
-  status: literal('pass', 'fail', 'no_data'),
-  origin: nullable(string),
-});
+export const evaluatedGate = gateRow;
 export type EvaluatedGate = Infer<typeof evaluatedGate>;
 
 /** The last Evaluate of this form: under way (with the progress line), done, cancelled or failed. */

@@ -11,6 +11,7 @@
  * No vscode and no DuckDB import: the host bundle, the worker and plain-Node tests all use this file.
  */
 import type { SerializedError } from './workerErrors';
+import { gateRow } from '../../protocol/common';
 import { notification, request } from '../../protocol/ipc';
 import { breakdown, reportViewModelJson, traceSelection } from '../../protocol/report';
 import { array, boolean, jsonText, literal, nullable, number, object, optional, record, string, unknown, type Infer, type Schema } from '../../protocol/schema';
@@ -55,20 +56,8 @@ export type RunInputs = Infer<typeof runInputs>;
 
 const fingerprint = object({ path: string, side: literal('client', 'server'), size: number, mtimeMs: number });
 
-/** A gate as the Runs view shows it. */
-export const gateRow = object({
-  id: string,
-  category: string,
-  metric: string,
-  stat: string,
-  op: string,
-  limit: number,
-  observed: nullable(number),
-  n: nullable(number),
-  window: string,
-  status: literal('pass', 'fail', 'no_data'),
-  origin: nullable(string),
-});
+/** A gate as the Runs view (and the contract form's Evaluate) shows it: protocol/common.ts. */
+export { gateRow };
 export type GateRow = Infer<typeof gateRow>;
 
 /** One owner of the request's time (the envelope, a phase, the unattributed time) with its p95 and budget. */

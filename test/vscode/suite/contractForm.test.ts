@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import type { PhasewiseApi } from '../../../src/extension/extension';
 import { FIXTURE } from '../harness/workspace';
-import { codeOf, ours, rangeOf, waitFor, waitForCodes, where } from './contractHelpers';
+import { codeOf, ours, rangeOf, restoreAndClose, waitFor, waitForCodes, where } from './contractHelpers';
 import { ensureActive, inWorkspace, metrics, phasewise } from './context';
 
 const VIEW_TYPE = 'phasewise.contractForm';
@@ -57,18 +57,7 @@ suite('load contract form (custom editor)', () => {
     original = fs.readFileSync(uri.fsPath, 'utf8');
   });
 
-  suiteTeardown(async () => {
-    // Leave the fixture as it was on disk and in memory, and close its editors (only ours: other suites'
-    // documents may be dirty, and closing those would ask whether to save them).
-    if (doc && (doc.getText() !== original || doc.isDirty)) {
-      const all = new vscode.WorkspaceEdit();
-      all.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
-      await vscode.workspace.applyEdit(all);
-      await doc.save();
-    }
-    const ours = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => (t.input instanceof vscode.TabInputCustom || t.input instanceof vscode.TabInputText) && t.input.uri.toString() === uri.toString());
-    await vscode.window.tabGroups.close(ours);
-  });
+  suiteTeardown(() => restoreAndClose(uri, doc, original));
 
   test('Open as Form opens the custom editor on the same document, and Open as Text the text editor, both ways', async () => {
     const t0 = Date.now();

@@ -12,6 +12,7 @@ import type { ContractFormsApi } from '../../../src/extension/contract/form/prov
 import { FIXTURE } from '../harness/workspace';
 import { runCli } from './cli';
 import { inWorkspace } from './context';
+import { restoreAndClose } from './contractHelpers';
 import { api, hooks, waitFor, type Hooks } from './hooks';
 
 const VIEW_TYPE = 'phasewise.contractForm';
@@ -84,16 +85,7 @@ suite('contract form: phase preview and Evaluate against a run open in the Runs 
     doc = await waitFor('the document', 10_000, () => vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()));
   });
 
-  suiteTeardown(async () => {
-    if (doc !== undefined && (doc.getText() !== original || doc.isDirty)) {
-      const all = new vscode.WorkspaceEdit();
-      all.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
-      await vscode.workspace.applyEdit(all);
-      await doc.save();
-    }
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => (t.input instanceof vscode.TabInputCustom || t.input instanceof vscode.TabInputText) && t.input.uri.toString() === uri.toString());
-    await vscode.window.tabGroups.close(tabs);
-  });
+  suiteTeardown(() => restoreAndClose(uri, doc, original));
 
   test('the preview counts, per declared phase, the spans, traces and names that the selectors pick by hand in the span file', async function () {
     this.timeout(90_000);

@@ -55,3 +55,17 @@ export async function waitForCodes(uri: vscode.Uri, codes: string[], timeoutMs =
   }
 }
 
+/**
+ * Leaves a fixture contract as it was on disk and in memory, and closes its editors (only these: other
+ * suites' documents may be dirty, and closing those would ask whether to save them).
+ */
+export async function restoreAndClose(uri: vscode.Uri, doc: vscode.TextDocument | undefined, original: string): Promise<void> {
+  if (doc && (doc.getText() !== original || doc.isDirty)) {
+    const all = new vscode.WorkspaceEdit();
+    all.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), original);
+    await vscode.workspace.applyEdit(all);
+    await doc.save();
+  }
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => (t.input instanceof vscode.TabInputCustom || t.input instanceof vscode.TabInputText) && t.input.uri.toString() === uri.toString());
+  await vscode.window.tabGroups.close(tabs);
+}
