@@ -21,7 +21,6 @@ function openRun(r: RunEntry): OpenRun {
     id: r.id,
     label: `${r.label}${kind}${verdict !== undefined ? ` · ${verdict.replace(/_/g, ' ')}` : ''}`,
     revision: `${r.key ?? ''}@${r.summary?.analyzed_at ?? 0}`,
-    files: { run: [...r.inputs.run], spans: [...r.inputs.spans] },
   };
 }
 

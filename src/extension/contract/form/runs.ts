@@ -17,8 +17,6 @@ export interface OpenRun {
   readonly label: string;
   /** Changes whenever the run's database or last analysis does (a preview of an older revision is stale). */
   readonly revision: string;
-  /** The files it was loaded from. */
-  readonly files: { readonly run: readonly string[]; readonly spans: readonly string[] };
 }
 
 /** What an Evaluate watches: its own cancel, the progress lines. */
