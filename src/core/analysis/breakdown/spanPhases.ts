@@ -20,7 +20,9 @@ import { phaseMaskSql } from './phaseSelect';
  */
 export async function buildSpanPhases(store: QueryRunner, options: AnalysisOptions): Promise<void> {
   const selected = await selectedSpansSql(store, options.phases);
-  await exec(store, 'span_phase', `CREATE OR REPLACE TABLE span_phase AS ${selected.sql}`, selected.params);
+  // The statement as the golden files have it (test/core/analysis/breakdown/breakdownSql.test.ts).
+  await exec(store, 'span_phase', `CREATE OR REPLACE TABLE span_phase AS
+     ${selected.sql}`, selected.params);
 }
 
 /**
