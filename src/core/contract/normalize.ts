@@ -146,6 +146,7 @@ export function normalizeContract(ctx: ContractContext): LoadContract {
       idAttribute: optStr(t.id_attribute),
       root: rootSel ? { service: optStr(rootSel.service), span: optStr(rootSel.span) } : undefined,
       sampling: optNum(t.sampling) ?? 1,
+      samplingDeclared: optNum(t.sampling) !== undefined,
       phases: normalizePhases(obj(t.phases)),
     },
     slo: normalizeSlo(obj(root.slo)),

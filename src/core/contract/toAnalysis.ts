@@ -64,7 +64,8 @@ function options(contract: LoadContract): Partial<AnalysisOptions> {
   if (contract.report.minGroupSize !== undefined) out.minGroupSize = contract.report.minGroupSize;
   // What the groups, the censored total, the join-bias note and the stage series read from the contract.
   out.timeoutMs = contract.request.timeoutMs;
-  out.declaredSampling = contract.trace.sampling;
+  // Only a declared ratio: the parser's default of 1 is not something the user said.
+  if (contract.trace.samplingDeclared) out.declaredSampling = contract.trace.sampling;
   const bands = tokenBands(contract);
   if (bands) out.tokenBands = bands;
   const stages = stageWindows(contract);

@@ -116,7 +116,10 @@ export interface TraceSpec {
   /** The span attribute carrying the request ID, when `idSource` is `request_id`. */
   idAttribute?: string;
   root?: { service?: string; span?: string };
+  /** The head-sampling ratio in effect: the declared one, else 1 (every trace kept). */
   sampling: number;
+  /** Whether the contract declares trace.sampling (the report says "not declared" otherwise, never the default). */
+  samplingDeclared: boolean;
   phases?: Record<string, PhaseMatcherSpec[]>;
 }
 

@@ -111,6 +111,18 @@ describe('contractToAnalysis: what the issue-17 sections read from the contract'
     ]);
   });
 
+  it('passes trace.sampling on only when the contract declares it (the parser\'s default of 1 is not a declaration)', () => {
+    const omitted = parseContract(BASE_YAML, 'c.yaml');
+    assert.ok(omitted.contract, JSON.stringify(omitted.diagnostics));
+    assert.strictEqual(omitted.contract.trace.samplingDeclared, false);
+    assert.strictEqual(omitted.contract.trace.sampling, 1);
+    assert.strictEqual(contractToAnalysis(omitted.contract).options.declaredSampling, undefined);
+    const declared = parseContract(BASE_YAML.replace('  id_source: metadata\n', '  id_source: metadata\n  sampling: 0.25\n'), 'c.yaml');
+    assert.ok(declared.contract, JSON.stringify(declared.diagnostics));
+    assert.strictEqual(declared.contract.trace.samplingDeclared, true);
+    assert.strictEqual(contractToAnalysis(declared.contract).options.declaredSampling, 0.25);
+  });
+
   it('maps report.group_by, report.min_group_size and windows.slide', () => {
     const text = BASE_YAML.replace('windows:\n  size: 30s\n', 'windows:\n  size: 15m\n  slide: 1m\nreport:\n  group_by: [model, route]\n  min_group_size: 50\n');
     const r = parseContract(text, 'c.yaml');
