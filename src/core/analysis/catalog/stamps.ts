@@ -18,8 +18,8 @@
 import { createHash } from 'node:crypto';
 import type { AnalysisOptions } from '../options';
 import { columnsOf, isLoadedTable, relationDecl } from './columns';
-import { FIGURES, type FigureName } from './figures';
-import { PHASE_OPTION, type DerivedOption } from './relations';
+import { FIGURES, type FigureName, type FigureOption } from './figures';
+import { PHASE_OPTION } from './relations';
 
 /**
  * Bump when the SQL of a derived relation or a cached figure changes what it computes while its
@@ -86,7 +86,7 @@ export class Stamps {
     return hash([ANALYSIS_VERSION, 'figure', name, detail, this.optionValues(decl.options, decl.scope), reads]);
   }
 
-  private optionValues(options: readonly DerivedOption[], scope: StampScope): Array<[string, unknown]> {
+  private optionValues(options: readonly FigureOption[], scope: StampScope): Array<[string, unknown]> {
     return options.filter((o) => scope === 'all' || o !== PHASE_OPTION).map((o) => [o, this.options[o]]);
   }
 }

@@ -6,16 +6,16 @@
 import type { EnvelopeSummary, JoinSummary, MetricTable, Report, TraceBreakdown } from '../../report/model';
 import type { QueryRunner } from '../../store/duckStore';
 import { PHASEWISE_VERSION } from '../../version';
-import type { FigureName } from '../catalog/figures';
-import { isPhaseIndependent, metricColumns, reportDefinitions } from '../catalog/metrics';
+import { metricColumns, reportDefinitions } from '../catalog/metrics';
 import type { AnalysisOptions, GateSpec } from '../options';
 import { sqlIdentifier } from '../sql/params';
 import { readInputs, readK6Summaries, readLoadIssues } from './bookkeeping';
-import type { FigureCache } from './figureCache';
+import { cachedFigure, type FigureCache } from './figureCache';
 import { evaluateGates, gatherRunFigures, steadyWindowShort } from './gates';
 import { computeLedger, type LedgerResult } from './ledger';
 import { computeClientTable, computeMatchedTable, computeServerTable, ENVELOPE_COLUMN, withData } from './metrics';
 import { steadyWindowOf } from './population';
+import { splitEntries, type SplitFigures } from './splitTable';
 import { computeTail } from './tail';
 import { decideVerdict } from './verdict';
 import { computeWindows } from './windows';
@@ -35,39 +35,18 @@ export interface BreakdownParts {
 }
 
 /**
- * A metric table whose phase-independent columns (catalog/metrics.ts) are cached apart from the
- * phase-dependent ones: the first figure is kept across phase mappings, the second per mapping. Each
- * column's summary is its own aggregate over the same rows, so computing the columns in two
- * statements gives the same values; the table is reassembled in the original column order (the
- * report's key order).
+ * A whole-run metric table, its phase-independent and phase-dependent columns cached apart
+ * (splitTable.ts). Stored as one entry whose detail says it is the whole run's.
  */
 async function splitTable(
   cache: FigureCache | undefined,
-  figures: { independent: FigureName; dependent: FigureName },
+  figures: SplitFigures,
   columns: readonly string[],
   compute: (only?: readonly string[]) => Promise<MetricTable>,
 ): Promise<MetricTable> {
   if (!cache) return compute();
-  const independent = columns.filter(isPhaseIndependent);
-  const dependent = columns.filter((c) => !isPhaseIndependent(c));
-  // Neither part stored (a first analysis): one statement for all columns, stored as the two parts.
-  let whole: MetricTable | undefined;
-  if (!cache.has(figures.independent, independent) && !cache.has(figures.dependent, dependent)) whole = await compute();
-  const subset = (cols: readonly string[]) => async (): Promise<MetricTable> =>
-    whole ? Object.fromEntries(cols.map((c) => [c, whole[c]])) : compute(cols);
-  const kept = independent.length > 0 ? await cache.get<MetricTable>(figures.independent, subset(independent), independent) : {};
-  const perMapping = dependent.length > 0 ? await cache.get<MetricTable>(figures.dependent, subset(dependent), dependent) : {};
-  const table: MetricTable = {};
-  for (const c of columns) {
-    const summary = kept[c] ?? perMapping[c];
-    if (summary !== undefined) table[c] = summary;
-  }
-  return table;
-}
-
-/** A figure from the cache when there is one, else computed. */
-function cached<T>(cache: FigureCache | undefined, name: FigureName, compute: () => Promise<T>): Promise<T> {
-  return cache ? cache.get(name, compute) : compute();
+  const entries = await splitEntries(cache, figures, columns, async (only) => [['', await compute(only)]], ['whole run']);
+  return entries[0]?.[1] ?? {};
 }
 
 /**
@@ -90,7 +69,7 @@ export async function buildReport(
     metricColumns('matched', phaseColumns),
     (only) => computeMatchedTable(store, phaseColumns, { only }),
   );
-  const clientAll = await cached(cache, 'client_metrics', () => computeClientTable(store));
+  const clientAll = await cachedFigure(cache, 'client_metrics', () => computeClientTable(store));
   const serverAll = await splitTable(
     cache,
     { independent: 'server_metrics', dependent: 'server_phase_metrics' },
@@ -99,7 +78,7 @@ export async function buildReport(
   );
   const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
 
-  const { ledger, notes: ledgerNotes } = await cached<LedgerResult>(cache, 'ledger', () => computeLedger(store));
+  const { ledger, notes: ledgerNotes } = await cachedFigure<LedgerResult>(cache, 'ledger', () => computeLedger(store));
   const windows = await computeWindows(store, options.windowSizeMs, steady);
   const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, matchedAll.client_total_ms);
 

@@ -18,7 +18,7 @@ import { windowSpecOf } from '../series/windowGrid';
 import { computeWindowSeries } from '../series/windowSeries';
 import { seriesReport } from '../series/seriesReport';
 import { computeStages } from '../stages/stagesReport';
-import type { FigureCache } from './figureCache';
+import { cachedFigure, cachedMap, type FigureCache } from './figureCache';
 
 export type ExtendedSections = Pick<Report, 'grouping' | 'groups' | 'window_series' | 'diagnoses' | 'diagnosis_status' | 'join_bias' | 'user_observed' | 'provenance' | 'stages'>;
 
@@ -30,12 +30,13 @@ export async function computeExtendedSections(
   cache?: FigureCache,
 ): Promise<ExtendedSections> {
   const spec = windowSpecOf(options);
-  const plan = await planGrouping(store, options);
-  const grouped = await computeGroupFigures(store, { options, gates, phaseColumns, dims: plan.dims, spec });
-  const windows = (await computeWindowSeries(store, spec, phaseColumns)).get(keyId([])) ?? [];
+  const plan = await planGrouping(store, options, cache);
+  const grouped = await computeGroupFigures(store, { options, gates, phaseColumns, dims: plan.dims, spec, cache });
+  const windows = (await cachedMap(cache, 'window_series', () => computeWindowSeries(store, spec, phaseColumns), [JSON.stringify(spec)])).get(keyId([])) ?? [];
   const found = diagnose(windows, spec.kind === 'stages' ? 'stages' : 'windows');
-  const bias = cache ? await cache.get<JoinBiasMeasure>('join_bias', () => measureJoinBias(store)) : await measureJoinBias(store);
-  const loaded = cache ? await cache.get<LoadedProvenance>('provenance', () => readLoadedProvenance(store)) : await readLoadedProvenance(store);
+  const bias = await cachedFigure<JoinBiasMeasure>(cache, 'join_bias', () => measureJoinBias(store));
+  const loaded = await cachedFigure<LoadedProvenance>(cache, 'provenance', () => readLoadedProvenance(store));
+  const timeout = options.timeoutMs ?? null;
   return {
     grouping: { ...plan.grouping, omitted: grouped.omitted },
     groups: grouped.groups,
@@ -43,7 +44,7 @@ export async function computeExtendedSections(
     diagnoses: found.diagnoses,
     diagnosis_status: found.status,
     join_bias: judgeJoinBias(bias, options.declaredSampling ?? null),
-    user_observed: await computeUserObserved(store, options.timeoutMs ?? null),
+    user_observed: await cachedFigure(cache, 'user_observed', () => computeUserObserved(store, timeout)),
     provenance: buildProvenance(loaded, options),
     stages: await computeStages(store, options, phaseColumns, spec.kind === 'stages' ? windows : undefined),
   };

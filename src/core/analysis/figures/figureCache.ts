@@ -82,3 +82,14 @@ export class FigureCache {
     this.pending.length = 0;
   }
 }
+
+/** The figure from `cache` when there is one, else computed (tests build reports without a cache). */
+export function cachedFigure<T>(cache: FigureCache | undefined, name: FigureName, compute: () => Promise<T>, detail: readonly string[] = []): Promise<T> {
+  return cache ? cache.get(name, compute, detail) : compute();
+}
+
+/** A figure held per group (keyId → value), stored as its list of entries. */
+export async function cachedMap<V>(cache: FigureCache | undefined, name: FigureName, compute: () => Promise<Map<string, V>>, detail: readonly string[] = []): Promise<Map<string, V>> {
+  if (!cache) return compute();
+  return new Map(await cache.get<Array<[string, V]>>(name, async () => [...(await compute()).entries()], detail));
+}

@@ -52,13 +52,13 @@ export const DIMENSIONS: readonly DimensionDecl[] = [
     name: 'input_band',
     column: 'dim_input_tokens',
     band: 'input',
-    sources: 'input tokens (records `input_token_count`, else gen_ai.usage.input_tokens, llm.prompt_tokens or llm.input_tokens under the root) in the contract\'s prompt-shape bands (`input_<min>_<max>`)',
+    sources: 'input tokens (records `input_token_count`, else gen_ai.usage.input_tokens, llm.prompt_tokens or llm.input_tokens under the root) in the contract\'s prompt-shape bands (`input_<min>_<max>`; a count between or outside them in its gap, `input_gap_<min>_<max>`)',
   },
   {
     name: 'output_band',
     column: 'dim_output_tokens',
     band: 'output',
-    sources: 'output tokens (the client\'s count, else the trace\'s gen_ai.usage.output_tokens) in the contract\'s prompt-shape bands (`output_<min>_<max>`)',
+    sources: 'output tokens (the client\'s count, else the trace\'s gen_ai.usage.output_tokens) in the contract\'s prompt-shape bands (`output_<min>_<max>`; a count between or outside them in its gap, `output_gap_<min>_<max>`)',
   },
   { name: 'status_class', column: 'dim_status_class', sources: 'the HTTP status class (`2xx`, `4xx`, `5xx`, …), `no_status` without a response' },
 ];
@@ -98,19 +98,53 @@ export function bandLabel(kind: 'input' | 'output', band: TokenBand): string {
 }
 
 /**
+ * The counts no band holds, from 0 up: below the lowest band, between two bands and above the highest
+ * closed one. Token counts are whole numbers, so two bands whose bounds touch (512 and 513) leave no
+ * gap. A gap's bounds are the whole counts it holds (`max` null: open above); `after` is the band
+ * bound below it (the SQL tests `> after`, so a fractional count between bands lands in the gap too).
+ */
+export function bandGaps(bands: readonly TokenBand[]): Array<TokenBand & { after: number | null }> {
+  const sorted = [...bands].sort((a, b) => a.min - b.min);
+  const gaps: Array<TokenBand & { after: number | null }> = [];
+  let covered: number | null = null; // the highest count the bands so far hold (null: none yet)
+  for (const b of sorted) {
+    if (covered === null ? b.min > 0 : b.min > covered + 1) {
+      gaps.push({ min: covered === null ? 0 : covered + 1, max: b.min - 1, after: covered });
+    }
+    if (b.max === null) return gaps;
+    covered = covered === null ? b.max : Math.max(covered, b.max);
+  }
+  if (covered !== null) gaps.push({ min: covered + 1, max: null, after: covered });
+  return gaps;
+}
+
+/** The label of a gap between the bands: `input_gap_401_499`, `output_gap_1025_plus`. */
+export function gapLabel(kind: 'input' | 'output', gap: TokenBand): string {
+  return `${kind}_gap_${gap.min}_${gap.max === null ? 'plus' : gap.max}`;
+}
+
+/**
  * The SQL of a dimension's value over a row `alias` of request_groups: the column, or for a band a
- * CASE over the bands (the first band that holds the count wins; a count in none is `<kind>_other`).
- * Band limits and labels are bound parameters.
+ * CASE over the bands (the first band that holds the count wins), then over the gaps between them
+ * (bandGaps: a count no band holds is reported in its gap, with the gap's bounds, never merged into
+ * one `other` group); only a negative count is `<kind>_other`. Band limits and labels are bound
+ * parameters.
  */
 export function dimensionSql(decl: DimensionDecl, alias: string, bands: TokenBands, params: SqlParams): string {
   const column = `${alias}.${decl.column}`;
   if (decl.band === undefined) return column;
-  const list = decl.band === 'input' ? bands.input : bands.output;
+  const kind = decl.band;
+  const list = kind === 'input' ? bands.input : bands.output;
   const arms = list.map((b) => {
     const upper = b.max === null ? '' : ` AND ${column} <= ${params.bind(b.max)}::DOUBLE`;
-    return `WHEN ${column} >= ${params.bind(b.min)}::DOUBLE${upper} THEN ${params.bind(bandLabel(decl.band as 'input' | 'output', b))}`;
+    return `WHEN ${column} >= ${params.bind(b.min)}::DOUBLE${upper} THEN ${params.bind(bandLabel(kind, b))}`;
   });
-  return `CASE WHEN ${column} IS NULL THEN NULL ${arms.join(' ')} ELSE ${params.bind(`${decl.band}_other`)} END`;
+  const gaps = bandGaps(list).map((g) => {
+    const lower = g.after === null ? `${column} >= 0` : `${column} > ${params.bind(g.after)}::DOUBLE`;
+    const upper = g.max === null ? '' : ` AND ${column} < ${params.bind(g.max + 1)}::DOUBLE`;
+    return `WHEN ${lower}${upper} THEN ${params.bind(gapLabel(kind, g))}`;
+  });
+  return `CASE WHEN ${column} IS NULL THEN NULL ${[...arms, ...gaps].join(' ')} ELSE ${params.bind(`${kind}_other`)} END`;
 }
 
 /** Did-you-mean for a dimension name (`--group-by modle`). */

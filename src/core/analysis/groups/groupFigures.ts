@@ -9,7 +9,9 @@ import type { GroupFigures, GroupOutcomes, MetricTable, PhaseShare, SeriesWindow
 import type { QueryRunner, Row } from '../../store/duckStore';
 import { metricColumns } from '../catalog/metrics';
 import { diagnose } from '../diagnose/evaluate';
+import { cachedFigure, cachedMap, type FigureCache } from '../figures/figureCache';
 import { ENVELOPE_COLUMN, withData } from '../figures/metrics';
+import { splitEntries, type SplitFigures } from '../figures/splitTable';
 import { CLIENT_SUCCESS, MATCHED_SUCCESS } from '../figures/population';
 import { finiteOrNull } from '../figures/quantileSql';
 import { owners as tailOwners, sessionTailProbability, tailBudget } from '../figures/tail';
@@ -35,6 +37,8 @@ export interface GroupInputs {
   phaseColumns: readonly string[];
   dims: readonly DimensionDecl[];
   spec: WindowSpec;
+  /** Where the group figures are kept between analyses (figures/figureCache.ts); without it they are computed. */
+  cache?: FigureCache;
 }
 
 export interface GroupResult {
@@ -54,37 +58,53 @@ export async function computeGroupFigures(store: QueryRunner, input: GroupInputs
   const rows = (projection = '*'): ((params: SqlParams) => string) => (params) =>
     `(SELECT ${projection}, ${keyColumns(input.dims, input.options, params)} FROM request_groups r) g`;
 
-  const counts = await countGroups(store, rows(), keys);
+  // Each figure is cached under the dimensions (and what else it reads: columns, budget, window grid),
+  // so a re-analysis recomputes only what its options changed.
+  const cache = input.cache;
+  const dimsDetail = input.dims.map((d) => d.name);
+  const counts = await cachedFigure(cache, 'group_counts', () => countGroups(store, rows(), keys), dimsDetail);
   const listed = counts.slice(0, MAX_GROUPS);
   const omitted = counts.slice(MAX_GROUPS);
   const phaseColumns = input.phaseColumns.map((c) => sqlIdentifier(c));
 
-  const grouped = async (population: 'matched' | 'client', where: string): Promise<Map<string, MetricTable>> => {
+  const tables = async (figures: SplitFigures, columns: readonly string[], compute: (only: readonly string[]) => Promise<Map<string, MetricTable>>): Promise<Map<string, MetricTable>> => {
+    if (!cache) return compute(columns);
+    return new Map(await splitEntries(cache, figures, columns, async (only) => [...(await compute(only ?? columns)).entries()], dimsDetail));
+  };
+  const grouped = (population: 'matched' | 'client', where: string) => async (only: readonly string[]): Promise<Map<string, MetricTable>> => {
     const params = new SqlParams();
     return computeGroupedTables(store, {
       from: rows(`* REPLACE (${TTFB_NON_STREAMING})`)(params),
       keys,
-      columns: metricColumns(population, phaseColumns),
+      columns: only,
       where,
       params: params.values,
       envelopeColumn: population === 'matched' ? ENVELOPE_COLUMN : undefined,
     });
   };
-  const matched = await grouped('matched', MATCHED_SUCCESS);
-  const client = await grouped('client', CLIENT_SUCCESS);
-  const serverParams = new SqlParams();
-  const server = await computeGroupedTables(store, {
-    from: `(SELECT rb.*, ${keys.map((k) => `g.${k}`).join(', ')} FROM root_breakdown rb
-            JOIN (SELECT dim_root_node_id, ${keyColumns(input.dims, input.options, serverParams)} FROM request_groups r WHERE dim_root_node_id IS NOT NULL) g
-            ON g.dim_root_node_id = rb.root_node_id) s`,
-    keys,
-    columns: metricColumns('server', phaseColumns),
-    params: serverParams.values,
+  const matched = await tables({ independent: 'group_matched_metrics', dependent: 'group_matched_phase_metrics' }, metricColumns('matched', phaseColumns), grouped('matched', MATCHED_SUCCESS));
+  // The client-only table has no phase column: one part, kept across mappings.
+  const client = await tables({ independent: 'group_client_metrics', dependent: 'group_client_metrics' }, metricColumns('client', phaseColumns), grouped('client', CLIENT_SUCCESS));
+  const server = await tables({ independent: 'group_server_metrics', dependent: 'group_server_phase_metrics' }, metricColumns('server', phaseColumns), (only) => {
+    const serverParams = new SqlParams();
+    return computeGroupedTables(store, {
+      from: `(SELECT rb.*, ${keys.map((k) => `g.${k}`).join(', ')} FROM root_breakdown rb
+              JOIN (SELECT dim_root_node_id, ${keyColumns(input.dims, input.options, serverParams)} FROM request_groups r WHERE dim_root_node_id IS NOT NULL) g
+              ON g.dim_root_node_id = rb.root_node_id) s`,
+      keys,
+      columns: only,
+      params: serverParams.values,
+    });
   });
-  const tails = await groupTails(store, input, rows(), keys, phaseColumns, matched);
-  const observed = await groupUserObserved(store, input, rows(), keyList, keys);
+  const budget = tailBudget(input.options, input.gates);
+  const tails = await cachedMap(cache, 'group_tails', () => groupTails(store, input, rows(), keys, phaseColumns, matched), [
+    ...dimsDetail,
+    `budget ${budget}`,
+    `calls per session ${input.options.callsPerSession ?? null}`,
+  ]);
+  const observed = await cachedMap(cache, 'group_user_observed', () => groupUserObserved(store, input, rows(), keyList, keys), dimsDetail);
   const source: SeriesSource = { from: rows(), keys };
-  const series = await computeWindowSeries(store, input.spec, phaseColumns, source);
+  const series = await cachedMap(cache, 'group_series', () => computeWindowSeries(store, input.spec, phaseColumns, source), [...dimsDetail, JSON.stringify(input.spec)]);
 
   const floor = input.options.minGroupSize ?? 200;
   const groups = listed.map((c): GroupFigures => {

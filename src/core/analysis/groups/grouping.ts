@@ -6,6 +6,7 @@
  */
 import type { DimensionMix, Grouping } from '../../report/model';
 import type { QueryRunner } from '../../store/duckStore';
+import { cachedFigure, type FigureCache } from '../figures/figureCache';
 import { finiteOrNull } from '../figures/quantileSql';
 import type { AnalysisOptions } from '../options';
 import { query } from '../sql/statement';
@@ -19,8 +20,8 @@ export interface GroupingPlan {
   grouping: Omit<Grouping, 'omitted'>;
 }
 
-export async function planGrouping(store: QueryRunner, options: AnalysisOptions): Promise<GroupingPlan> {
-  const mixes = await readMixes(store);
+export async function planGrouping(store: QueryRunner, options: AnalysisOptions, cache?: FigureCache): Promise<GroupingPlan> {
+  const mixes = await cachedFigure(cache, 'group_mixes', () => readMixes(store));
   const asked = options.groupBy;
   const dims =
     asked !== undefined

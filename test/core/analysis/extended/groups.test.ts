@@ -1,6 +1,13 @@
 import * as assert from 'assert';
 import type { Report } from '../../../../src/core/report/model';
 import { numpyQuantile } from '../../../bench/generateHelpers';
+import { bandGaps, DEFAULT_TOKEN_BANDS, gapLabel } from '../../../../src/core/analysis/groups/dimensions';
+import { GATES_B, PHASES_B } from '../../../../bench/run/child';
+import { analyzeRun } from '../../../../src/core/analysis/analyze';
+import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions, type GateSpec } from '../../../../src/core/analysis/options';
+import { loadRun } from '../../../../src/core/run/loadRun';
+import { DuckStore } from '../../../../src/core/store/duckStore';
+import { assertSameValues } from '../../../helpers/sameValues';
 import { analyzeScenario, generateScenario, readRecords, removeScenarios, STEADY, totalOf, type Record17, type ScenarioRun } from './scenarioRuns';
 
 const ROUTES = 'chat=/v1/chat/completions:0.95:llama-3.1-8b-instruct,embed=/v1/embed:0.05:llama-3.1-70b-instruct';
@@ -8,6 +15,20 @@ const ROUTES = 'chat=/v1/chat/completions:0.95:llama-3.1-8b-instruct,embed=/v1/e
 function close(actual: number | null | undefined, expected: number, what: string): void {
   assert.ok(actual !== null && actual !== undefined && Math.abs(actual - expected) <= 1e-6 * Math.max(1, Math.abs(expected)), `${what}: ${actual} ≠ ${expected}`);
 }
+
+describe('bandGaps: the counts no token band holds', () => {
+  it('finds the gap below, between and above closed bands, none where whole-number bounds touch or a band is open', () => {
+    assert.deepStrictEqual(bandGaps([{ min: 100, max: 400 }, { min: 500, max: 1500 }]), [
+      { min: 0, max: 99, after: null },
+      { min: 401, max: 499, after: 400 },
+      { min: 1501, max: null, after: 1500 },
+    ]);
+    assert.deepStrictEqual(bandGaps(DEFAULT_TOKEN_BANDS.input), []);
+    // Overlapping bands (the first one wins in the CASE) leave no gap between them.
+    assert.deepStrictEqual(bandGaps([{ min: 0, max: 300 }, { min: 200, max: 400 }, { min: 401, max: null }]), []);
+    assert.deepStrictEqual([gapLabel('input', { min: 401, max: 499 }), gapLabel('output', { min: 1501, max: null })], ['input_gap_401_499', 'output_gap_1501_plus']);
+  });
+});
 
 describe('groups (issue 17 §1) on a generated run with two routes', () => {
   let run: ScenarioRun;
@@ -64,6 +85,61 @@ describe('groups (issue 17 §1) on a generated run with two routes', () => {
     const lower = await analyzeScenario(run, { minGroupSize: 50, groupBy: ['route'] });
     assert.deepStrictEqual(lower.groups.map((g) => [g.key, g.too_small]), [['route=chat', false], ['route=embed', false]]);
     assert.strictEqual(lower.grouping.min_group_size, 50);
+  });
+
+  it('reports a token count between or outside the contract\'s bands in its own gap band, with its bounds (never as output_other)', async () => {
+    // Bands with a gap below, between and above them; labels and bounds by hand.
+    const bands = { input: [{ min: 0, max: null }], output: [{ min: 20, max: 60 }, { min: 100, max: 150 }] };
+    const report = await analyzeScenario(run, { groupBy: ['output_band'], groupBySource: 'option', tokenBands: bands, minGroupSize: 1 });
+    const label = (n: number): string =>
+      n < 20 ? 'output_gap_0_19' : n <= 60 ? 'output_20_60' : n < 100 ? 'output_gap_61_99' : n <= 150 ? 'output_100_150' : 'output_gap_151_plus';
+    const expected = new Map<string | null, number>();
+    for (const r of records) {
+      const k = r.output_token_count === null ? null : label(r.output_token_count);
+      expected.set(k, (expected.get(k) ?? 0) + 1);
+    }
+    const got = new Map(report.groups.map((g) => [g.dimensions.output_band, g.outcomes.started]));
+    // A request without a client count takes the trace's count (which the records do not carry): each
+    // band holds at least the records' count, and what it holds beyond is exactly what left the null group.
+    let moved = 0;
+    for (const [k, n] of expected) {
+      if (k === null) continue;
+      const g = got.get(k) ?? 0;
+      assert.ok(g >= n, `${k}: ${g} < ${n} (${JSON.stringify([...got])})`);
+      moved += g - n;
+    }
+    assert.strictEqual(moved, (expected.get(null) ?? 0) - (got.get(null) ?? 0));
+    assert.ok(![...got.keys()].includes('output_other'), JSON.stringify([...got]));
+    assert.ok((expected.get('output_gap_61_99') ?? 0) > 0 && (expected.get('output_gap_151_plus') ?? 0) > 0, JSON.stringify([...expected]));
+  });
+
+  it('a re-analysis reads the group figures back from the cache, and gives what a fresh analysis of the same options gives', async () => {
+    const store = new DuckStore();
+    const fresh = async (options: Partial<AnalysisOptions>, gates: GateSpec[] = []): Promise<Report> => analyzeScenario(run, options, 'records', gates);
+    try {
+      await loadRun(store, { run: [run.records], spans: [run.spans] });
+      const first = await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS }, []);
+      // A value written into request_figures shows which group figures are read back: the tables keep
+      // the stored envelope, the series of another window grid (recomputed) sees the new one.
+      await store.run('UPDATE request_figures SET network_envelope_ms = -5 WHERE matched');
+      const other = await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000 }, GATES_B);
+      for (const [i, g] of other.groups.entries()) {
+        assert.strictEqual(g.metrics.network_envelope_ms.p50, first.groups[i].metrics.network_envelope_ms.p50, g.key);
+        assert.notStrictEqual(g.metrics.network_envelope_ms.p50, -5, g.key);
+        const filled = g.window_series.windows.find((w) => w.owners.network_envelope_ms.n > 0);
+        assert.strictEqual(filled?.owners.network_envelope_ms.p50, -5, g.key);
+      }
+      // Another phase mapping rebuilds request_figures (the -5 is gone) and keeps the phase-independent
+      // group figures: the whole report equals a fresh analysis's.
+      const phased = { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000, phases: PHASES_B };
+      const again = await analyzeRun(store, phased, GATES_B);
+      assertSameValues(again, await fresh(phased, GATES_B), 'another phase mapping');
+      // And back to the default mapping with other windows and gates (every stored figure current).
+      const back = await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 20_000 }, GATES_B);
+      assertSameValues(back, await fresh({ windowSizeMs: 20_000 }, GATES_B), 'default mapping, 20 s windows');
+    } finally {
+      await store.close();
+    }
   });
 
   it('groups by the HTTP status class as the records give it (--group-by status_class)', async () => {

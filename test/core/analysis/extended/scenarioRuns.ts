@@ -9,7 +9,7 @@ import * as path from 'path';
 import { parseArgs } from '../../../../bench/generate/options';
 import { generateRun } from '../../../../bench/generate/run';
 import { analyzeRun } from '../../../../src/core/analysis/analyze';
-import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions } from '../../../../src/core/analysis/options';
+import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions, type GateSpec } from '../../../../src/core/analysis/options';
 import type { Report } from '../../../../src/core/report/model';
 import { loadRun } from '../../../../src/core/run/loadRun';
 import { DuckStore } from '../../../../src/core/store/duckStore';
@@ -37,11 +37,11 @@ export function removeScenarios(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-export async function analyzeScenario(run: ScenarioRun, options: Partial<AnalysisOptions> = {}, client: 'records' | 'k6' = 'records'): Promise<Report> {
+export async function analyzeScenario(run: ScenarioRun, options: Partial<AnalysisOptions> = {}, client: 'records' | 'k6' = 'records', gates: GateSpec[] = []): Promise<Report> {
   const store = new DuckStore();
   try {
     await loadRun(store, { run: [client === 'records' ? run.records : run.k6], spans: [run.spans] });
-    return await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS, ...options }, []);
+    return await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS, ...options }, gates);
   } finally {
     await store.close();
   }

@@ -35,6 +35,7 @@ describe('figure cache (re-analysis reuses whole-run figures stored under their 
       // One row per cached figure (catalog/figures.ts).
       assert.deepStrictEqual([...storedFirst.keys()], [
         'client_metrics',
+        'group_mixes',
         'join',
         'join_bias',
         'ledger',
@@ -44,7 +45,9 @@ describe('figure cache (re-analysis reuses whole-run figures stored under their 
         'server_metrics',
         'server_phase_metrics',
         'slow_traces',
+        'user_observed',
         'warnings',
+        'window_series',
       ]);
       assert.ok([...storedFirst.values()].every((stamps) => stamps.length === 1));
 
@@ -65,7 +68,7 @@ describe('figure cache (re-analysis reuses whole-run figures stored under their 
       assert.strictEqual(phased.metrics.generation_ms?.p50, 125);
       assert.strictEqual(phased.metrics.network_envelope_ms?.p50, 40);
       const storedSecond = await stored();
-      for (const name of ['client_metrics', 'join', 'ledger', 'matched_metrics', 'server_metrics']) {
+      for (const name of ['client_metrics', 'join', 'ledger', 'matched_metrics', 'server_metrics', 'user_observed', 'group_mixes']) {
         assert.deepStrictEqual(storedSecond.get(name), storedFirst.get(name), name);
       }
       for (const name of ['matched_phase_metrics', 'server_phase_metrics', 'slow_traces', 'warnings']) {
