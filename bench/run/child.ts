@@ -1,7 +1,7 @@
 /**
  * One benchmark method in its own process, so peak RSS (process.resourceUsage().maxRSS) belongs to
  * that method alone. Prints one JSON line (ChildResult) on stdout; the orchestrator (main.ts) spawns it.
- * Usage: node out/bench/run/child.js <load|load-memory|reanalyze|reanalyze-phases|extract|script> <runDir> <db> [threads] [memoryLimit]
+ * Usage: node out/bench/run/child.js <load|load-memory|reanalyze|reanalyze-groups|reanalyze-phases|extract|script> <runDir> <db> [threads] [memoryLimit]
  */
 import * as path from 'path';
 import { monitorEventLoopDelay } from 'perf_hooks';
@@ -12,7 +12,7 @@ import { DuckStore, type Params, type QueryRunner, type Row } from '../../src/co
 import { extract, type ExtractPath } from '../baselines/duckExtract';
 import { envelopeQuantiles } from '../baselines/nodeScript';
 
-export type Method = 'load' | 'load-memory' | 'reanalyze' | 'reanalyze-phases' | 'extract' | 'script';
+export type Method = 'load' | 'load-memory' | 'reanalyze' | 'reanalyze-groups' | 'reanalyze-phases' | 'extract' | 'script';
 
 export interface StepTiming {
   step: string;
@@ -137,20 +137,28 @@ export const PHASES_B: AnalysisOptions['phases'] = [
   { name: 'generation', anyOf: [{ attributes: { 'llm.phase': 'generation' } }, { attributePresent: ['gen_ai.operation.name'] }] },
 ];
 
-async function runReanalyze(db: string, storeOptions: { threads?: number; memoryLimit?: string }, phases: boolean): Promise<Omit<ChildResult, 'maxRssMB'>> {
+async function runReanalyze(db: string, storeOptions: { threads?: number; memoryLimit?: string }, method: 'reanalyze' | 'reanalyze-groups' | 'reanalyze-phases'): Promise<Omit<ChildResult, 'maxRssMB'>> {
+  const phases = method === 'reanalyze-phases';
   const t0 = performance.now();
   const store = new DuckStore({ database: db, ...storeOptions });
   const timed = new TimingRunner(store);
   const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM sources');
   if (n === 0) throw new Error(`${db} holds no loaded run`);
   // Another contract: 10 s windows instead of 30 s, a 5-trace slow list, the gate set B (and, for
-  // 'reanalyze-phases', another phase mapping).
-  const options: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000, slowTraceCount: 5, ...(phases ? { phases: PHASES_B } : {}) };
+  // 'reanalyze-phases', another phase mapping; for 'reanalyze-groups', --group-by model,route: every
+  // group's tables, tail, user-observed figures and window series).
+  const options: AnalysisOptions = {
+    ...DEFAULT_ANALYSIS_OPTIONS,
+    windowSizeMs: 10_000,
+    slowTraceCount: 5,
+    ...(phases ? { phases: PHASES_B } : {}),
+    ...(method === 'reanalyze-groups' ? { groupBy: ['model', 'route'], groupBySource: 'option' as const } : {}),
+  };
   const a = await analyzeTimed(timed, options, GATES_B);
   await store.close();
   const env = envelopeOf(a.report);
   return {
-    method: phases ? 'reanalyze-phases' : 'reanalyze',
+    method,
     wallSeconds: (performance.now() - t0) / 1000,
     envelopeP95: env.p95,
     envelopeN: env.n,
@@ -193,7 +201,7 @@ async function main(): Promise<void> {
   const storeOptions = { ...(threads !== undefined ? { threads } : {}), ...(mem !== undefined ? { memoryLimit: mem } : {}) };
   let result: Omit<ChildResult, 'maxRssMB'>;
   if (method === 'load' || method === 'load-memory') result = await runLoad(dir, db, storeOptions, method);
-  else if (method === 'reanalyze' || method === 'reanalyze-phases') result = await runReanalyze(db, storeOptions, method === 'reanalyze-phases');
+  else if (method === 'reanalyze' || method === 'reanalyze-groups' || method === 'reanalyze-phases') result = await runReanalyze(db, storeOptions, method);
   else if (method === 'extract') result = await runExtract(dir, threads, mem, (k6Path ?? 'typed') as ExtractPath, (spanPath ?? 'objects') as ExtractPath);
   else if (method === 'script') result = await runScript(dir);
   else throw new Error(`unknown method '${method}'`);

@@ -1,10 +1,11 @@
 /**
  * `npm run bench [-- --sizes 10k,100k] [--inputs compact,sdk,real] [--repeat N] [--data DIR]
- *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-phases,load-memory,extract,script]
+ *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-groups,reanalyze-phases,load-memory,extract,script]
  *   [--append] [--delete-runs] [--results FILE]`
  * Generates (or reuses) the bench runs of each input (generateCache.ts) and times, side by side and
  * each in its own process: (a) Phasewise first load + analysis into a fresh DuckDB file,
- * (b) re-analysis of that file with another contract ((b′) also another phase mapping), (c) DuckDB's
+ * (b) re-analysis of that file with another contract (also with --group-by model,route; (b′) with another
+ * phase mapping; bench/run/reanalysis.ts compares these with another build's), (c) DuckDB's
  * bare extraction of the same fields, (d) the straightforward Node script. With --repeat N the
  * methods run N times in turn (a b b′ c d a b b′ c d …) and the table gives medians. Asserts that
  * (a), (b), (b′) and (d) give the envelope p95 of expected.json, prints the table and writes
@@ -47,7 +48,7 @@ function parseBenchArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {
     sizes: [...SIZES],
     inputs: [...INPUTS],
-    methods: ['load', 'reanalyze', 'reanalyze-phases', 'load-memory', 'extract', 'script'],
+    methods: ['load', 'reanalyze', 'reanalyze-groups', 'reanalyze-phases', 'load-memory', 'extract', 'script'],
     repeat: 1,
     data: path.join(OUT_BENCH, 'runs'),
     // Both cores: DuckDB parallelises JSON parsing per file block; the JS thread mostly waits.

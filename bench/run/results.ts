@@ -8,6 +8,7 @@ export const METHOD_LABELS: Record<string, string> = {
   load: '(a) Phasewise first load + analysis',
   'load-memory': '(a0) the same in memory (CLI without --db)',
   reanalyze: '(b) Phasewise re-analysis (--db)',
+  'reanalyze-groups': '(b) the same with --group-by model,route',
   'reanalyze-phases': '(b′) re-analysis, another phase mapping',
   extract: '(c) DuckDB bare extraction',
   script: '(d) Node script (JSON.parse + Map + sort)',
