@@ -154,11 +154,17 @@ describe('stored databases re-analyse like a fresh load', function () {
       await loadFiles(store, [k6, spans]);
       const first = await analyzeRun(store, DEFAULT_ANALYSIS_OPTIONS, []);
       const recorder = new RecordingRunner(store);
-      // Options no stored relation or figure reads: the window size and the slow-trace count.
-      const again = await analyzeRun(recorder, { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000, slowTraceCount: 3 }, []);
+      // An option no stored relation or figure reads: the slow-trace count (a shorter list is the stored
+      // one's prefix). The window size is no longer one: the window series are stored per window grid.
+      const again = await analyzeRun(recorder, { ...DEFAULT_ANALYSIS_OPTIONS, slowTraceCount: 3 }, []);
       assert.deepStrictEqual(writes(recorder), []);
       assert.deepStrictEqual(again.metrics, first.metrics);
       assert.deepStrictEqual(again.slow_traces, first.slow_traces.slice(0, 3));
+      // Another window grid rebuilds no relation: it only stores its series beside the other figures.
+      const windows = new RecordingRunner(store);
+      await analyzeRun(windows, { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000 }, []);
+      const written = writes(windows);
+      assert.ok(written.length > 0 && written.every((sql) => /^(INSERT INTO|DELETE FROM) breakdown_figures\b/.test(sql)), written.join('\n'));
     } finally {
       await store.close();
     }
