@@ -27,6 +27,8 @@ function anything(name: string, registered: string[]): unknown {
       if (prop === 'then') return undefined; // not a thenable: `await` must not wait on it
       if (prop === Symbol.toPrimitive) return () => name;
       if (prop === 'dispose') return () => undefined;
+      // Settings read after activation (the run worker's memory limit) get their defaults, as in a fresh profile.
+      if (prop === 'get' && name.endsWith('getConfiguration()')) return (_key: string, fallback?: unknown) => fallback;
       if (prop === 'registerCommand' || prop === 'registerTextEditorCommand') {
         return (id: string) => {
           registered.push(id);
