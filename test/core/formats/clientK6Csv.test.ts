@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { DuckStore } from '../../../src/core/store/duckStore';
 import { fixture, sharedSamplesDir } from '../../helpers/paths';
-import { issuesOf, loadInto, makeTempDir } from './clientHelpers';
+import { issuesOf, readerSession } from './clientHelpers';
 
 // A k6 `--out csv` rendering of the first 44 requests of joined-otel-js/k6.ndjson (whole-second unix
 // timestamps, "%f" values, non-column tags in extra_tags, metadata as trace_id=…), as k6's CSV
@@ -38,19 +38,10 @@ async function requests(store: DuckStore, sourceId: number): Promise<Req[]> {
 }
 
 describe('k6 CSV reader', () => {
-  let dir: string;
-  const stores: DuckStore[] = [];
-  before(() => {
-    dir = makeTempDir('k6csv');
-  });
-  after(async () => {
-    for (const s of stores) await s.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const session = readerSession('k6csv');
 
   it('gives the same requests as the JSON output of the same run', async () => {
-    const { store, loaded } = await loadInto([CSV, JSON_RUN]);
-    stores.push(store);
+    const { store, loaded } = await session.loadInto([CSV, JSON_RUN]);
     assert.deepStrictEqual(
       loaded.map((l) => [l.sniff.format, l.records]),
       [
@@ -93,10 +84,9 @@ describe('k6 CSV reader', () => {
       const extra = (k: number): string => (i === 1 && k % 2 === 1 ? 'route=/v1/chat&expected_response=true' : 'expected_response=true&route=/v1/chat');
       lines.push(row('http_reqs', 1, extra(0)), row('http_req_duration', d, extra(1)), row('http_req_waiting', d - 1, extra(2)), row('http_req_failed', 0, extra(3)));
     }
-    const file = path.join(dir, 'same-second.csv');
+    const file = path.join(session.dir, 'same-second.csv');
     fs.writeFileSync(file, lines.join('\n') + '\n');
-    const { store } = await loadInto([file]);
-    stores.push(store);
+    const { store } = await session.loadInto([file]);
     const rows = await store.all<{ line: number; client_total_ms: number; client_ttfb_ms: number; route: string }>(
       'SELECT line, client_total_ms, client_ttfb_ms, route FROM client_requests ORDER BY line',
     );
@@ -109,18 +99,16 @@ describe('k6 CSV reader', () => {
   it('records a malformed CSV row and loads the rest', async () => {
     const text = fs.readFileSync(CSV, 'utf8').split('\n');
     text[3] = 'http_req_blocked,1795965042'; // line 4 (first request's http_req_blocked row): too few fields
-    const file = path.join(dir, 'broken.csv');
+    const file = path.join(session.dir, 'broken.csv');
     fs.writeFileSync(file, text.join('\n'));
-    const { store, loaded } = await loadInto([file]);
-    stores.push(store);
+    const { store, loaded } = await session.loadInto([file]);
     assert.strictEqual(loaded[0].skipped, 1);
     assert.strictEqual(loaded[0].records, 44);
     const warnings = (await issuesOf(store)).filter((i) => i.severity === 'warning');
     assert.deepStrictEqual(warnings.map((w) => [w.line, w.code]), [[4, 'malformed-csv']]);
     // Line 4 was the http_req_blocked row of the first request (lines 2–14): it loses that timing
     // only, and every request keeps the line of its first row, as in the clean file.
-    const { store: clean } = await loadInto([CSV]);
-    stores.push(clean);
+    const { store: clean } = await session.loadInto([CSV]);
     const linesOf = async (s: DuckStore): Promise<number[]> =>
       (await s.all<{ line: number }>('SELECT line FROM client_requests ORDER BY line')).map((r) => r.line);
     assert.deepStrictEqual(await linesOf(store), await linesOf(clean));

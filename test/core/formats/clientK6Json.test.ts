@@ -4,7 +4,7 @@ import * as path from 'path';
 import { gzipSync } from 'zlib';
 import type { DuckStore } from '../../../src/core/store/duckStore';
 import { sharedSamplesDir } from '../../helpers/paths';
-import { issuesOf, loadInto, makeTempDir } from './clientHelpers';
+import { issuesOf, readerSession } from './clientHelpers';
 
 const DASHBOARD = path.join(sharedSamplesDir, 'k6-json', 'xk6-dashboard_dashboard_testdata_result.json');
 const JOINED = path.join(sharedSamplesDir, 'joined-otel-js', 'k6.ndjson');
@@ -26,20 +26,8 @@ async function outcomes(store: DuckStore, sourceId = 1): Promise<Array<[number |
 }
 
 describe('k6 JSON reader', () => {
-  let dir: string;
-  const stores: DuckStore[] = [];
-  async function load(files: string[], tag?: string): Promise<DuckStore> {
-    const { store } = await loadInto(files, tag);
-    stores.push(store);
-    return store;
-  }
-  before(() => {
-    dir = makeTempDir('k6json');
-  });
-  after(async () => {
-    for (const s of stores) await s.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const session = readerSession('k6json');
+  const load = session.load;
 
   it('loads the real xk6-dashboard k6 output: one row per http_reqs Point', async () => {
     const store = await load([DASHBOARD]);
@@ -124,7 +112,7 @@ describe('k6 JSON reader', () => {
     const kept = lines.filter((_, i) => i !== victim);
     const firstLine =
       1 + parsed.filter((_, i) => i !== victim).findIndex((p) => p.type === 'Point' && p.metric.startsWith('http_req') && p.data.metadata?.trace_id === traceId);
-    const file = path.join(dir, 'no-duration.ndjson');
+    const file = path.join(session.dir, 'no-duration.ndjson');
     fs.writeFileSync(file, kept.join('\n') + '\n');
     const store = await load([file]);
     const found = (await issuesOf(store)).filter((i) => i.code === 'incomplete-request');
@@ -144,7 +132,7 @@ describe('k6 JSON reader', () => {
     const victim = JSON.parse(lines[699]) as { metric: string; data: { metadata?: { trace_id?: string } } };
     lines[699] = lines[699].slice(0, 40) + '}}';
     const last = JSON.parse(lines[lines.length - 1]) as { metric: string };
-    const file = path.join(dir, 'broken.ndjson');
+    const file = path.join(session.dir, 'broken.ndjson');
     fs.writeFileSync(file, lines.slice(0, -1).join('\n') + '\n' + lines[lines.length - 1].slice(0, 50));
     const store = await load([file]);
     const issues = (await issuesOf(store)).filter((i) => i.severity === 'warning');
@@ -175,7 +163,7 @@ describe('k6 JSON reader', () => {
   });
 
   it('reads gzip input the same as plain', async () => {
-    const file = path.join(dir, 'k6.ndjson.gz');
+    const file = path.join(session.dir, 'k6.ndjson.gz');
     fs.writeFileSync(file, gzipSync(fs.readFileSync(JOINED)));
     const store = await load([file]);
     assert.deepStrictEqual(await outcomes(store), [
@@ -200,7 +188,7 @@ describe('k6 JSON reader', () => {
       out.push(JSON.stringify(doc));
     }
     out.push(JSON.stringify({ metric: 'llm_ttft_ms', type: 'Point', data: { time: '2026-11-29T15:10:42.535Z', value: 97.5, tags: { tid: '0b71e6178914501b1e906d2ed642d4a0' } } }));
-    const file = path.join(dir, 'tagged.ndjson');
+    const file = path.join(session.dir, 'tagged.ndjson');
     fs.writeFileSync(file, out.join('\n') + '\n');
     const store = await load([file], 'tid');
     const [ids] = await store.all<{ n: number; lower: number }>(

@@ -1,9 +1,8 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { DuckStore } from '../../../src/core/store/duckStore';
 import { fixture, sharedSamplesDir } from '../../helpers/paths';
-import { issuesOf, loadInto, makeTempDir } from './clientHelpers';
+import { issuesOf, readerSession } from './clientHelpers';
 
 const RECORDS = path.join(sharedSamplesDir, 'joined-otel-js', 'requests.ndjson');
 // The first 30 records of requests.ndjson as CSV, with route_id/model_class added, a `prompt` text
@@ -11,20 +10,8 @@ const RECORDS = path.join(sharedSamplesDir, 'joined-otel-js', 'requests.ndjson')
 const RECORDS_CSV = fixture('client-readers', 'records-slice.csv');
 
 describe('per-request records reader', () => {
-  let dir: string;
-  const stores: DuckStore[] = [];
-  async function load(files: string[]): Promise<DuckStore> {
-    const { store } = await loadInto(files);
-    stores.push(store);
-    return store;
-  }
-  before(() => {
-    dir = makeTempDir('records');
-  });
-  after(async () => {
-    for (const s of stores) await s.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const session = readerSession('records');
+  const load = session.load;
 
   it('loads the joined records: 120 requests, success → succeeded, error/500 → failed', async () => {
     const store = await load([RECORDS]);
@@ -98,7 +85,7 @@ describe('per-request records reader', () => {
       { request_id: 'g', send_offset_ms: 6, http_status: 0, messages: [{ role: 'user', content: 'hi' }], response: 'hello', team: 'x' },
       { request_id: 'h', scheduled_offset_ms: 7, generator_dropped: true },
     ];
-    const file = path.join(dir, 'synonyms.ndjson');
+    const file = path.join(session.dir, 'synonyms.ndjson');
     fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const store = await load([file]);
     const got = await store.all<{ request_id: string; outcome: string; trace_id: string | null }>(

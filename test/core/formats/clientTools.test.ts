@@ -5,7 +5,7 @@ import { InputError } from '../../../src/core/errors';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { fixture } from '../../helpers/paths';
-import { issuesOf, loadInto, makeTempDir } from './clientHelpers';
+import { issuesOf, readerSession } from './clientHelpers';
 
 // The fixtures are written by hand from each tool's documented schema (test/fixtures/tools/README.md);
 // every expected value below is computed by hand from them.
@@ -40,20 +40,8 @@ async function outcomes(store: DuckStore): Promise<Array<[string, number | null,
 }
 
 describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
-  let dir: string;
-  const stores: DuckStore[] = [];
-  async function load(files: string[]): Promise<DuckStore> {
-    const { store } = await loadInto(files);
-    stores.push(store);
-    return store;
-  }
-  before(() => {
-    dir = makeTempDir('tools');
-  });
-  after(async () => {
-    for (const s of stores) await s.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const session = readerSession('tools');
+  const load = session.load;
 
   describe('AIPerf profile_export.jsonl', () => {
     it('loads 9 records: 6 successes, and 500 → failed, 499 cancelled → canceled, 429 → rejected', async () => {
@@ -99,7 +87,7 @@ describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
       const text = fs.readFileSync(AIPERF, 'utf8').split('\n');
       const broken = JSON.parse(text[2]) as { metadata: Record<string, unknown> };
       delete broken.metadata.request_start_ns;
-      const file = path.join(dir, 'aiperf-bad.jsonl');
+      const file = path.join(session.dir, 'aiperf-bad.jsonl');
       fs.writeFileSync(file, [text[0], text[1], JSON.stringify(broken), '{"level":"info"}', 'not json', ...text.slice(3)].join('\n'));
       const store = await load([file]);
       const [src] = await store.all<{ records: number; skipped: number }>('SELECT records, skipped FROM sources');
@@ -117,7 +105,7 @@ describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
       a.metrics.request_latency.unit = 'furlongs';
       const b = JSON.parse(text[1]) as { metrics: Record<string, { value: number; unit: string }> };
       b.metrics.time_to_first_token.value = -3;
-      const file = path.join(dir, 'aiperf-units.jsonl');
+      const file = path.join(session.dir, 'aiperf-units.jsonl');
       fs.writeFileSync(file, [JSON.stringify(a), JSON.stringify(b), ...text.slice(2)].join('\n') + '\n');
       const store = await load([file]);
       const issues = (await issuesOf(store)).filter((i) => i.severity === 'warning');
@@ -169,7 +157,7 @@ describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
     it('takes latencies (seconds) as the total where the version writes them', async () => {
       const doc = JSON.parse(fs.readFileSync(VLLM, 'utf8')) as Record<string, unknown>;
       doc.latencies = [0.2, 0.12, 0.36, 0.18, 0.47, 0.004, 0.001];
-      const file = path.join(dir, 'vllm-latencies.json');
+      const file = path.join(session.dir, 'vllm-latencies.json');
       fs.writeFileSync(file, JSON.stringify(doc, null, 2));
       const store = await load([file]);
       const q = await successQuantiles(store);
@@ -183,9 +171,9 @@ describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
       const doc = JSON.parse(fs.readFileSync(VLLM, 'utf8')) as Record<string, unknown>;
       const summary = { ...doc };
       for (const k of ['input_lens', 'output_lens', 'ttfts', 'itls', 'start_times', 'generated_texts', 'errors']) delete summary[k];
-      const a = path.join(dir, 'vllm-summary.json');
+      const a = path.join(session.dir, 'vllm-summary.json');
       fs.writeFileSync(a, JSON.stringify(summary));
-      const b = path.join(dir, 'vllm-uneven.json');
+      const b = path.join(session.dir, 'vllm-uneven.json');
       fs.writeFileSync(b, JSON.stringify({ ...doc, errors: (doc.errors as string[]).slice(1) }));
       for (const [file, found] of [[a, /found the document without ttfts \(saved without --save-detailed\?\)/], [b, /expected per-request lists of one length .*found the document with ttfts: 7, itls: 7, errors: 6/]] as const) {
         const store = new DuckStore();
@@ -236,7 +224,7 @@ describe('other load generators: AIPerf, vLLM bench serve, guidellm', () => {
     it('says so when the report lists only a sample of the requests (--output-sampling)', async () => {
       const doc = JSON.parse(fs.readFileSync(GUIDELLM, 'utf8')) as { benchmarks: Array<{ request_totals: { total: number } }> };
       doc.benchmarks[0].request_totals.total = 60;
-      const file = path.join(dir, 'guidellm-sampled.json');
+      const file = path.join(session.dir, 'guidellm-sampled.json');
       fs.writeFileSync(file, JSON.stringify(doc));
       const store = await load([file]);
       const sampled = (await issuesOf(store)).find((i) => i.code === 'sampled-requests');
