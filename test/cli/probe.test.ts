@@ -6,11 +6,11 @@
 import { strict as assert } from 'assert';
 import { spawn } from 'child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { DuckStore } from '../../src/core/store/duckStore';
 import { FakeGateway } from '../fixtures/probe/fakeGateway';
+import { freeLoopbackPort } from '../helpers/ports';
 import { cliPath, type CliResult } from './runCli';
 
 const TOKEN = 'sk-cli-test-4e1d9b7c2a5f8e3d6b0c';
@@ -27,16 +27,6 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<CliResul
   });
 }
 
-/** A free loopback port (the CLI's receiver must be where the gateway's exporter points before it starts). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Every file under dir, as bytes, must not contain the token. */
 function assertTokenAbsent(dir: string, ...texts: string[]): void {
@@ -51,7 +41,7 @@ describe('phasewise probe / receive (CLI, fake gateway with the real SDK)', func
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('probe --receive --format json: one object with the documented keys, exit 0, no token anywhere', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     // The gateway echoes the Authorization header into a span attribute: the receiver must redact it.
     const gateway = new FakeGateway({ exporterUrl: `http://127.0.0.1:${port}/v1/traces`, protocol: 'protobuf', apiToken: TOKEN, tokens: 4, tokenDelayMs: 5, leakAuthorization: true });
     await gateway.start();
@@ -74,7 +64,7 @@ describe('phasewise probe / receive (CLI, fake gateway with the real SDK)', func
   });
 
   it('probe a 429: exit 1 and the outcome in text', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const gateway = new FakeGateway({ exporterUrl: `http://127.0.0.1:${port}/v1/traces`, protocol: 'json', forceStatus: 429 });
     await gateway.start();
     try {
@@ -106,7 +96,7 @@ describe('phasewise probe / receive (CLI, fake gateway with the real SDK)', func
   });
 
   it('probe --count 4 --rate 8: per-request records that the records reader loads as a run, joined to the received spans', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const gateway = new FakeGateway({ exporterUrl: `http://127.0.0.1:${port}/v1/traces`, protocol: 'json', apiToken: TOKEN, tokens: 3, tokenDelayMs: 5 });
     await gateway.start();
     try {
@@ -130,7 +120,7 @@ describe('phasewise probe / receive (CLI, fake gateway with the real SDK)', func
   });
 
   it('receive: spans from the SDK into --out and --db; SIGINT flushes, prints the totals and exits 0', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const out = path.join(dir, 'recv.otlp.jsonl');
     const db = path.join(dir, 'recv.duckdb');
     const child = spawn(process.execPath, [cliPath, 'receive', '--listen', `127.0.0.1:${port}`, '--out', out, '--db', db]);

@@ -3,22 +3,13 @@
 // the declaration refuses comes back as an error naming the field.
 import * as assert from 'assert';
 import { mkdtempSync, readFileSync, rmSync } from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
+import { freeLoopbackPort } from '../helpers/ports';
 import { runProbeJob } from '../../src/extension/probe/probeClient';
 import { probeWorkerMessage, type ProbeJob } from '../../src/extension/probe/probeProtocol';
 
 const noCancel = { onCancel: (): void => undefined };
-
-/** A loopback port nobody listens on: bound, read, closed. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('probe worker protocol', function () {
   this.timeout(60_000);
@@ -27,7 +18,7 @@ describe('probe worker protocol', function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a probe to a closed port: the worker answers a probe message the declaration accepts, and writes its record', async () => {
-    const port = await closedPort();
+    const port = await freeLoopbackPort(); // nobody listens there: the probe's connection is refused
     const job: ProbeJob = {
       kind: 'probe',
       request: { baseUrl: `http://127.0.0.1:${port}`, model: 'm', stream: true, timeoutMs: 5000 },
