@@ -1,4 +1,4 @@
-import { UNIT_MS } from '../core/contract/durations';
+import { UNIT_MS } from '../core/contract/parse/durations';
 
 /**
  * A small argv parser for the phasewise commands. Flags may take several values (`--run a.ndjson

@@ -5,7 +5,7 @@
  */
 import { METRIC_DECLS, RUN_FIGURES } from '../core/analysis/catalog/metrics';
 import type { GateCategory, GateSpec, GateStat, PhaseDefinition } from '../core/analysis/options';
-import { UNIT_MS } from '../core/contract/durations';
+import { UNIT_MS } from '../core/contract/parse/durations';
 import { UsageError } from './args';
 
 const STATS: readonly GateStat[] = ['p50', 'p95', 'p99', 'mean', 'max', 'value', 'share'];

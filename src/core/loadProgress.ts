@@ -1,13 +1,13 @@
 /**
  * Bytes read, rate and time left of a load, from what the readers report: each file's size as it
  * starts (loadRun's onFile) and, while a reader's statement scans it, the share read
- * (formats/scanProgress.ts). Shared by the CLI's stderr progress and the editor's notification, so
+ * (formats/input/scanProgress.ts). Shared by the CLI's stderr progress and the editor's notification, so
  * both say the same thing; pure, so the extension host imports it without loading the store. The rate is the bytes read over the time spent reading (since the first
  * file started); the time left is what remains of the load at that rate.
  */
 import * as path from 'path';
 
-/** How a reader's scan progress messages start (formats/scanProgress.ts): their fraction is the share of the current file read. */
+/** How a reader's scan progress messages start (formats/input/scanProgress.ts): their fraction is the share of the current file read. */
 export const SCAN_MESSAGE_PREFIX = 'reading ';
 
 /** True for a reader's scan progress, which a display feeds to LoadProgress.fraction. */

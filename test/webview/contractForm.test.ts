@@ -9,7 +9,7 @@ import { parseContract } from '../../src/core/contract';
 import { formEditToTextEdits } from '../../src/core/contract/form/edits';
 import { buildFormModel } from '../../src/core/contract/form/model';
 import type { FormEdit } from '../../src/core/contract/form/types';
-import { parseSource } from '../../src/core/contract/sourceMap';
+import { parseSource } from '../../src/core/contract/parse/sourceMap';
 import { validateSource } from '../../src/core/contract/validate';
 import { ReportProblem } from '../../src/protocol/common';
 import * as F from '../../src/protocol/contractForm';

@@ -9,7 +9,7 @@ import { previewPhases, type PhasePick } from '../../src/core/analysis/breakdown
 import { DEFAULT_ANALYSIS_OPTIONS } from '../../src/core/analysis/options';
 import { buildBreakdown } from '../../src/core/analysis/breakdown/pipeline';
 import { buildFormModel } from '../../src/core/contract/form/model';
-import { parseSource } from '../../src/core/contract/sourceMap';
+import { parseSource } from '../../src/core/contract/parse/sourceMap';
 import { validateSource } from '../../src/core/contract/validate';
 import { loadFiles } from '../../src/core/formats/loadFiles';
 import type { GateResult } from '../../src/core/report/model';

@@ -3,9 +3,9 @@
  * errors (printing them, exit 4), because a script from a broken contract would run the wrong experiment.
  */
 import { loadContractFile } from '../../core/contract';
-import { generateK6Script, K6GenerationError } from '../../core/contract/k6Script';
+import { generateK6Script, K6GenerationError } from '../../core/contract/k6/k6Script';
 import { ContractError, InputError } from '../../core/errors';
-import { checkReadableFile } from '../../core/formats/inputFile';
+import { checkReadableFile } from '../../core/formats/input/inputFile';
 import { formatDiagnostic } from '../../core/run/contractInput';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';

@@ -4,7 +4,7 @@
  * error (or any warning with --strict), 4 on usage errors and files that cannot be read (exitCodes.ts).
  */
 import { loadContractFile } from '../../core/contract';
-import { checkReadableFile } from '../../core/formats/inputFile';
+import { checkReadableFile } from '../../core/formats/input/inputFile';
 import { formatDiagnostic } from '../../core/run/contractInput';
 import { escapeLine } from '../../core/escape';
 import { flagBoolean, parseArgs, UsageError, type FlagSpec } from '../args';

@@ -6,7 +6,7 @@ import type { ContractValidation } from './validate';
 export { parseContract } from './validate';
 export type { ContractValidation } from './validate';
 export { contractToAnalysis, steadyWindow, declaredRequestRatePerSecond } from './toAnalysis';
-export { LOAD_CONTRACT_SCHEMA } from './schema';
+export { LOAD_CONTRACT_SCHEMA } from './rules/schema';
 export type { ContractDiagnostic, LoadContract, TextEdit, OffsetRange, ContractSeverity } from './types';
 
 /** Reads and validates a contract file; a missing or unreadable file is one error diagnostic. */
@@ -21,8 +21,8 @@ export async function loadContractFile(path: string): Promise<ContractValidation
   return parseContract(text, path);
 }
 export { CONTRACT_TEMPLATE } from './template';
-export { generateK6Script, K6GenerationError } from './k6Script';
-export { schemaAt } from './schemaCheck';
-export { parseSource } from './sourceMap';
-export type { ParsedSource, SourceEntry } from './sourceMap';
-export type { JsonSchema } from './schema';
+export { generateK6Script, K6GenerationError } from './k6/k6Script';
+export { schemaAt } from './rules/schemaCheck';
+export { parseSource } from './parse/sourceMap';
+export type { ParsedSource, SourceEntry } from './parse/sourceMap';
+export type { JsonSchema } from './rules/schema';

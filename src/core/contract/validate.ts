@@ -1,15 +1,15 @@
 /** The validation pipeline: syntax → schema → durations → semantic rules → typed contract. */
-import { checkBudgets } from './budgetRules';
-import { ContractContext } from './context';
-import { checkDurations } from './durationRules';
-import { normalizeContract } from './normalize';
-import { checkRequest } from './requestRules';
-import { checkSchema } from './schemaCheck';
-import { checkCharacters } from './textRules';
-import { parseSource } from './sourceMap';
-import type { ParsedSource } from './sourceMap';
+import { checkBudgets } from './rules/budgetRules';
+import { ContractContext } from './rules/context';
+import { checkDurations } from './rules/durationRules';
+import { normalizeContract } from './parse/normalize';
+import { checkRequest } from './rules/requestRules';
+import { checkSchema } from './rules/schemaCheck';
+import { checkCharacters } from './rules/textRules';
+import { parseSource } from './parse/sourceMap';
+import type { ParsedSource } from './parse/sourceMap';
 import type { ContractDiagnostic, LoadContract } from './types';
-import { checkWindows, checkWorkload } from './workloadRules';
+import { checkWindows, checkWorkload } from './rules/workloadRules';
 
 export interface ContractValidation {
   contract?: LoadContract;

@@ -2,20 +2,20 @@ import { stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError, OutOfMemoryError } from '../errors';
 import type { QueryRunner } from '../store/duckStore';
-import { readJaeger } from './jaeger';
-import { readK6Csv } from './k6Csv';
-import { readK6Json } from './k6Json';
-import { readK6Summary } from './k6Summary';
-import { readOtlp } from './otlp';
+import { readJaeger } from './spans/jaeger';
+import { readK6Csv } from './client/k6Csv';
+import { readK6Json } from './client/k6Json';
+import { readK6Summary } from './client/k6Summary';
+import { readOtlp } from './spans/otlp';
 import { recordProvenance, startFileHash } from './provenance';
-import { readRecords } from './records';
+import { readRecords } from './client/records';
 import { skippedTotal } from './skips';
 import { sniffFile, type FormatId, type SniffResult } from './sniff';
 import type { ProgressSink, Reader } from './types';
-import { readZipkin } from './zipkin';
-import { readAiperf } from './aiperf';
-import { readGuidellm } from './guidellm';
-import { readVllmBench } from './vllmBench';
+import { readZipkin } from './spans/zipkin';
+import { readAiperf } from './tools/aiperf';
+import { readGuidellm } from './tools/guidellm';
+import { readVllmBench } from './tools/vllmBench';
 
 const READERS: Record<FormatId, Reader> = {
   'k6-json': readK6Json,

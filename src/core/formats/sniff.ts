@@ -1,7 +1,7 @@
 import { open } from 'fs/promises';
 import { createGunzip } from 'zlib';
 import { InputError } from '../errors';
-import { sniffToolFormat, TOOL_FORMATS_EXPECTED, type ToolFormatId } from './toolSniff';
+import { sniffToolFormat, TOOL_FORMATS_EXPECTED, type ToolFormatId } from './tools/toolSniff';
 
 export type FormatId =
   | 'k6-json'

@@ -3,7 +3,7 @@
  * `phasewise probe --format json`, the editor's output and its waterfall view. Durations are
  * milliseconds on the probe's one monotonic clock; `null` means not measured (never 0).
  */
-import type { Outcome } from '../formats/outcome';
+import type { Outcome } from '../formats/client/outcome';
 import type { WaterfallSpan } from '../report/model';
 
 /** Milliseconds since the attempt started (the request object was created), on the monotonic clock. */

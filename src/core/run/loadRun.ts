@@ -5,7 +5,7 @@
  */
 import { stat } from 'fs/promises';
 import * as path from 'path';
-import { checkDistinctFiles, checkReadableFile } from '../formats/inputFile';
+import { checkDistinctFiles, checkReadableFile } from '../formats/input/inputFile';
 import { loadFiles, type LoadedFile } from '../formats/loadFiles';
 import { checkPlausibility } from '../formats/plausibility';
 import type { ProgressSink } from '../formats/types';

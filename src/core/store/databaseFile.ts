@@ -12,7 +12,7 @@
  *   Ctrl-C, a crash or SIGKILL during the load leave the previous file as it was (plus a stale
  *   loading file, removed by the next load). The cost is the disk space of a second copy during a
  *   load; a transaction over the whole load instead held every inserted row in memory (or DuckDB's
- *   temp files) until the commit, which at 1M requests spilled gigabytes (see formats/otlp.ts).
+ *   temp files) until the commit, which at 1M requests spilled gigabytes (see formats/spans/otlp.ts).
  */
 import { constants, existsSync } from 'fs';
 import { access, open, readdir, rename, rm, stat } from 'fs/promises';

@@ -7,7 +7,7 @@ import * as path from 'path';
 import { formEditToTextEdits, FormEditError } from '../../../src/core/contract/form/edits';
 import { fieldKind } from '../../../src/core/contract/form/values';
 import type { FormEdit } from '../../../src/core/contract/form/types';
-import { parseSource } from '../../../src/core/contract/sourceMap';
+import { parseSource } from '../../../src/core/contract/parse/sourceMap';
 import { CONTRACT_TEMPLATE } from '../../../src/core/contract/template';
 import { repoRoot } from '../../helpers/paths';
 import { applyEdits, BASE_JSON, BASE_YAML, edit } from './helpers';

@@ -7,7 +7,7 @@ import * as path from 'path';
 import { contractToAnalysis, parseContract, steadyWindow } from '../../../src/core/contract';
 import { buildFormModel } from '../../../src/core/contract/form/model';
 import type { ContractFormModel } from '../../../src/core/contract/form/types';
-import { parseSource } from '../../../src/core/contract/sourceMap';
+import { parseSource } from '../../../src/core/contract/parse/sourceMap';
 import { validateSource } from '../../../src/core/contract/validate';
 import { repoRoot } from '../../helpers/paths';
 import { BASE_YAML, edit } from './helpers';

@@ -5,8 +5,8 @@ import { randomBytes } from 'crypto';
 import { parse } from 'acorn';
 import type { Node as AcornNode } from 'acorn';
 import { loadContractFile, parseContract } from '../../../src/core/contract';
-import { parseDuration } from '../../../src/core/contract/durations';
-import { generateK6Script, K6GenerationError } from '../../../src/core/contract/k6Script';
+import { parseDuration } from '../../../src/core/contract/parse/durations';
+import { generateK6Script, K6GenerationError } from '../../../src/core/contract/k6/k6Script';
 import type { LoadContract } from '../../../src/core/contract';
 import { BASE_YAML, edit } from './helpers';
 

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import { parse } from 'acorn';
 import { parseContract } from '../../../src/core/contract';
 import type { LoadContract } from '../../../src/core/contract';
-import { generateK6Script } from '../../../src/core/contract/k6Script';
+import { generateK6Script } from '../../../src/core/contract/k6/k6Script';
 import { BASE_YAML, edit } from './helpers';
 
 /**

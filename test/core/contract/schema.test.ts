@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { LOAD_CONTRACT_SCHEMA } from '../../../src/core/contract';
-import type { JsonSchema } from '../../../src/core/contract/schema';
+import type { JsonSchema } from '../../../src/core/contract/rules/schema';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 

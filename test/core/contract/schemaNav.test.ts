@@ -1,6 +1,6 @@
 import * as assert from 'assert';
-import { parseSource } from '../../../src/core/contract/sourceMap';
-import { schemaAt } from '../../../src/core/contract/schemaCheck';
+import { parseSource } from '../../../src/core/contract/parse/sourceMap';
+import { schemaAt } from '../../../src/core/contract/rules/schemaCheck';
 import { keyAt, parentPointerByIndent } from '../../../src/extension/contract/schemaNav';
 import { BASE_YAML } from './helpers';
 

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { gzipSync } from 'zlib';
 import { InputError, OutOfMemoryError } from '../../../src/core/errors';
-import { isDataError, stageNdjson } from '../../../src/core/formats/ndjsonLines';
+import { isDataError, stageNdjson } from '../../../src/core/formats/input/ndjsonLines';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { sharedSamplesDir } from '../../helpers/paths';
 import { contextFor, issuesOf, makeTempDir } from './clientHelpers';

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { InputError } from '../../../src/core/errors';
 import { loadFiles } from '../../../src/core/formats/loadFiles';
-import { parseByteSize, readOtlp } from '../../../src/core/formats/otlp';
+import { parseByteSize, readOtlp } from '../../../src/core/formats/spans/otlp';
 import { sniffFile } from '../../../src/core/formats/sniff';
 import { DuckStore } from '../../../src/core/store/duckStore';
 import { spanAttributeSql } from '../../../src/core/store/spanAttributes';

@@ -40,7 +40,7 @@ export async function computeStages(
   if (found.basis === 'send') report.not_evaluated.push('the steps were found in the send times (no scheduled times in the client records): a stage boundary is where the sends stepped');
   const dropped = await droppedIterations(store);
   if (dropped > 0) {
-    // Dropped iterations are counted, not timed (formats/records.ts, k6 summaries): the schedule misses them.
+    // Dropped iterations are counted, not timed (formats/client/records.ts, k6 summaries): the schedule misses them.
     report.not_evaluated.push(`below_target on a rate the schedule misses: ${dropped.toLocaleString('en-US')} dropped iterations are counted but not timed once loaded, so a detected stage's target reads low by them (declare the stages in the contract to test the achieved rate against its target)`);
   }
   return report;

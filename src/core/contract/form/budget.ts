@@ -2,7 +2,7 @@
  * Budgets against the SLOs they allocate: the one arithmetic behind the rules `budgets-exceed-slo` /
  * `budgets-slack` (budgetRules.ts) and the form's allocation bars, so both say the same numbers.
  */
-import type { ContractContext } from '../context';
+import type { ContractContext } from '../rules/context';
 import type { BudgetBreakdown, BudgetPhase, SloMetric, SloRow, SloStat } from './types';
 
 /** Sums within this of the SLO count as exactly on it (durations are decimal ms). */

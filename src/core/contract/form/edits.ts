@@ -5,8 +5,8 @@
  * the last entry of its block with the block's indentation (its missing parents too), or into a flow
  * collection in its layout; a removed key or item takes its lines with it.
  */
-import type { ParsedSource, SourceEntry } from '../sourceMap';
-import { childPointer, lineIndent } from '../sourceText';
+import type { ParsedSource, SourceEntry } from '../parse/sourceMap';
+import { childPointer, lineIndent } from '../parse/sourceText';
 import type { TextEdit } from '../types';
 import type { FormEdit } from './types';
 import { fieldKind, valueFromInput } from './values';

@@ -1,10 +1,10 @@
 /** Builds the form's model from one parse and its validation (the same diagnostics the text editor shows). */
 import { DEFAULT_PHASES } from '../../analysis/options';
-import { ContractContext } from '../context';
-import { normalizeMatcher } from '../normalize';
+import { ContractContext } from '../rules/context';
+import { normalizeMatcher } from '../parse/normalize';
 import { GATE_DEFAULTS, isArrivalExecutor } from '../defaults';
-import { schemaAt } from '../schemaCheck';
-import type { ParsedSource } from '../sourceMap';
+import { schemaAt } from '../rules/schemaCheck';
+import type { ParsedSource } from '../parse/sourceMap';
 import type { ContractDiagnostic } from '../types';
 import { budgetBreakdowns, SLO_METRICS, SLO_STATS, sloRows } from './budget';
 import type { ContractFormModel, FormDiagnostic, FormField, GateRow, PhaseRow, PhaseSelector, PromptShapeRow } from './types';

@@ -182,7 +182,7 @@ export interface PhaseRow {
   /** `/trace/phases/<name>`, or null for a default phase. */
   pointer: string | null;
   selectors: PhaseSelector[];
-  /** The same selectors as the analysis takes them (contract/normalize.ts): what the phase preview queries. */
+  /** The same selectors as the analysis takes them (contract/parse/normalize.ts): what the phase preview queries. */
   anyOf: SpanMatcher[];
 }
 

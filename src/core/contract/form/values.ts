@@ -1,5 +1,5 @@
 /** What kind of field a pointer is (from the schema), and how the text typed into it becomes a value. */
-import { schemaAt } from '../schemaCheck';
+import { schemaAt } from '../rules/schemaCheck';
 import type { FieldKind } from './types';
 
 /** The field kind at a JSON pointer, from the contract schema (`undefined`: not a scalar the form edits). */

@@ -3,9 +3,9 @@
  * run's timeline, Little's law against `max_in_flight` and `pre_allocated_vus` (shared with the rule
  * `in-flight-below-littles-law`), and the session tail probability.
  */
-import type { ContractContext } from '../context';
+import type { ContractContext } from '../rules/context';
 import { isArrivalExecutor } from '../defaults';
-import { peakRate, timeUnitMs } from '../quantities';
+import { peakRate, timeUnitMs } from '../rules/quantities';
 import { SLO_STATS } from './budget';
 import type { InFlightEstimate, InFlightRow, SessionTail, SessionTailRow, SloMetric, SloStat, TimelineSegment, WorkloadTimeline } from './types';
 

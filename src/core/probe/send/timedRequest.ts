@@ -9,7 +9,7 @@ import * as http from 'http';
 import * as https from 'https';
 import { isIP } from 'net';
 import { performance } from 'perf_hooks';
-import { outcomeForHttpStatus, type Outcome } from '../../formats/outcome';
+import { outcomeForHttpStatus, type Outcome } from '../../formats/client/outcome';
 import type { ClientMarks, ClientTimings, ProbeSend } from '../result';
 import { chatRequestBody, chatRequestUrl, displayUrl, DEFAULT_PROMPT_SHAPE, type ChatRequestSpec } from './chatRequest';
 import { isObject, readChatChunk, readUsage, outputChars, SseParser } from './sse';

@@ -2,9 +2,9 @@
  * Hovers and completions as plain data, computed on the contract worker (the schema and the parser
  * live there) and turned into VS Code objects by hoverCompletion.ts. No vscode import.
  */
-import { schemaAt } from '../../../core/contract/schemaCheck';
-import type { JsonSchema } from '../../../core/contract/schema';
-import { parseSource } from '../../../core/contract/sourceMap';
+import { schemaAt } from '../../../core/contract/rules/schemaCheck';
+import type { JsonSchema } from '../../../core/contract/rules/schema';
+import { parseSource } from '../../../core/contract/parse/sourceMap';
 import { keyAt, parentPointerByIndent, valueAt } from '../schemaNav';
 
 /** What a hover or a completion's documentation shows about a key. */

@@ -10,7 +10,7 @@ import { CONTRACT_TEMPLATE, generateK6Script, parseContract } from '../../../cor
 import type { ContractValidation } from '../../../core/contract';
 import { formEditToTextEdits, FormEditError } from '../../../core/contract/form/edits';
 import { buildFormModel } from '../../../core/contract/form/model';
-import { parseSource } from '../../../core/contract/sourceMap';
+import { parseSource } from '../../../core/contract/parse/sourceMap';
 import { validateSource } from '../../../core/contract/validate';
 import { completionsAt, hoverAt } from './assist';
 import { CONTRACT_REQUESTS, HOST_TO_WORKER, type HostToWorker, type K6Preview, type Requests, type WorkerToHost } from './workerProtocol';

@@ -5,7 +5,7 @@
  */
 import { analyzeRun } from '../../../core/analysis/analyze';
 import { DEFAULT_PHASES, type AnalysisOptions, type GateSpec } from '../../../core/analysis/options';
-import { parseDuration } from '../../../core/contract/durations';
+import { parseDuration } from '../../../core/contract/parse/durations';
 import { InputError } from '../../../core/errors';
 import { analysisFor } from '../../../core/run/analyzeFiles';
 import type { QueryRunner } from '../../../core/store/duckStore';
