@@ -3,7 +3,7 @@
  * existence checked first (a clear InputError, not an ENOENT stack), `--run` files as the client side,
  * `--spans` files as the server side, one file at a time so progress can name the file being loaded.
  */
-import { stat } from 'fs/promises';
+import { copyFile, stat } from 'fs/promises';
 import * as path from 'path';
 import { checkDistinctFiles, checkReadableFile } from '../formats/input/inputFile';
 import { loadFiles, type LoadedFile } from '../formats/loadFiles';
@@ -68,18 +68,21 @@ export async function clearLoadedRun(store: QueryRunner): Promise<void> {
  * Loads the files into the database file `file`, replacing the run it held only once the new one is
  * complete (databaseFile.ts): the load fills a new database beside it, marked 'loading' until the
  * last file is in, then checkpointed, closed and renamed over `file`. A failure, Ctrl-C or a killed
- * process leave `file` as it was. `onStore` receives the loading store (to interrupt it).
+ * process leave `file` as it was. `onStore` receives the loading store (to interrupt it). With `base`
+ * (a complete database of a run these files extend, closed by the caller) the new database starts as
+ * its copy and only `files` are loaded into it: the editor's run cache adds a file that way.
  * Returns what each file contributed; the caller opens `file` again to analyse it.
  */
 export async function loadRunIntoDatabase(
   file: string,
   files: RunFiles,
-  options: LoadRunOptions & { store?: Omit<StoreOptions, 'database' | 'readOnly'>; onStore?: (store: DuckStore) => void } = {},
+  options: LoadRunOptions & { store?: Omit<StoreOptions, 'database' | 'readOnly'>; onStore?: (store: DuckStore) => void; base?: string } = {},
 ): Promise<LoadedFile[]> {
   await checkFilesExist([...files.run, ...files.spans]);
   await removeStaleLoads(file);
   const loading = loadingPath(file);
   await discardLoad(loading);
+  if (options.base !== undefined) await copyFile(options.base, loading);
   const store = new DuckStore({ ...options.store, database: loading });
   options.onStore?.(store);
   try {
