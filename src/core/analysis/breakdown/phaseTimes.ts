@@ -53,10 +53,10 @@ export async function buildPhaseSelection(store: QueryRunner, phases: readonly P
   });
   const selected =
     bits.length > 0
-      ? `SELECT root_node * 64 + b.bit AS k, node_id, start_ns, end_ns, duration_ms
+      ? `SELECT root_node * 64 + b.bit AS k, node_id, start_ns, end_ns
      FROM tsel, (VALUES ${bits.join(', ')}) b(bit)
      WHERE ((phase_mask >> b.bit) & 1) = 1 AND ((anc_mask >> b.bit) & 1) = 0`
-      : 'SELECT 0::BIGINT AS k, 0::BIGINT AS node_id, 0::BIGINT AS start_ns, 0::BIGINT AS end_ns, 0::DOUBLE AS duration_ms WHERE false';
+      : 'SELECT 0::BIGINT AS k, 0::BIGINT AS node_id, 0::BIGINT AS start_ns, 0::BIGINT AS end_ns WHERE false';
   // Selected spans of unique-root trees, with the phases picked by any ancestor (anc_mask). A child of
   // the root (most selected spans) has the root as its only ancestor: its anc_mask is the root's own
   // mask, one join with the few selected roots. Only deeper spans join their ancestors lists (unnested)
@@ -66,7 +66,7 @@ export async function buildPhaseSelection(store: QueryRunner, phases: readonly P
     'phase_sel',
     `CREATE OR REPLACE TEMP TABLE phase_sel AS
      WITH tsel0 AS (
-       SELECT p.node_id, i.top_node AS root_node, p.phase_mask, i.start_ns, i.end_ns, i.duration_ms, i.ancestors
+       SELECT p.node_id, i.top_node AS root_node, p.phase_mask, i.start_ns, i.end_ns, i.ancestors
        FROM span_phase p JOIN span_index i USING (node_id) JOIN trace_roots r ON r.root_node_id = i.top_node
      ),
      root_mask AS (
@@ -93,17 +93,22 @@ export async function buildPhaseSelection(store: QueryRunner, phases: readonly P
 /**
  * The SELECT of trace_phase_ms (a CTE of root_figures, over phase_sel): per unique-root trace,
  * root_node and one `<phase>_ms` column per phase, plus concurrent_phase_spans.
+ *
+ * Every duration is summed in integer nanoseconds (end_ns − start_ns, which is what span_index's
+ * duration_ms is made of) and divided by 1e6 once per phase: an integer sum is exact, so the figure
+ * does not depend on the order DuckDB's threads add the rows in (a double sum did, in its last bit,
+ * and a CSV of the same run then differed between two analyses).
  */
 export function tracePhasesSql(phases: readonly PhaseColumn[], options: AnalysisOptions, params: SqlParams): string {
   const granularityNs = params.bind(options.timestampGranularityMs * 1e6);
-  const columns = phases.map((p) => `coalesce(g.${p.column}, 0)::DOUBLE AS ${p.column}`);
-  const pivot = phases.map((p) => `sum(ms) FILTER (WHERE k % 64 = ${p.bit}) AS ${p.column}`);
+  const columns = phases.map((p) => `coalesce(g.${p.column}, 0)::DOUBLE / 1e6 AS ${p.column}`);
+  const pivot = phases.map((p) => `sum(ns) FILTER (WHERE k % 64 = ${p.bit}) AS ${p.column}`);
   // One window pass finds, per span, whether it opens a group. Most (root, phase) pairs are
   // sequential (every span opens its own group, or a pair has a single span): their value is the sum
   // of the exact durations, with no second window and no per-group aggregation. Only pairs with
   // overlapping spans are grouped (second window), which at 100k requests are few.
   return `WITH ordered AS (
-       SELECT k, node_id, start_ns, end_ns, duration_ms,
+       SELECT k, node_id, start_ns, end_ns,
               max(end_ns) OVER (PARTITION BY k ORDER BY start_ns, end_ns, node_id
                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
        FROM phase_sel
@@ -111,18 +116,18 @@ export function tracePhasesSql(phases: readonly PhaseColumn[], options: Analysis
      flagged AS (
        SELECT *, prev_end IS NULL OR (prev_end - start_ns) <= ${granularityNs}::DOUBLE AS opens_group FROM ordered
      ),
-     per_k AS (SELECT k, bool_and(opens_group) AS sequential, sum(duration_ms) AS ms FROM flagged GROUP BY k),
+     per_k AS (SELECT k, bool_and(opens_group) AS sequential, sum(end_ns - start_ns) AS ns FROM flagged GROUP BY k),
      grouped AS (
        SELECT f.*, sum(CASE WHEN f.opens_group THEN 1 ELSE 0 END)
                      OVER (PARTITION BY f.k ORDER BY f.start_ns, f.end_ns, f.node_id ROWS UNBOUNDED PRECEDING) AS grp
        FROM flagged f JOIN per_k USING (k) WHERE NOT per_k.sequential
      ),
      groups AS (
-       SELECT k, CASE WHEN count(*) = 1 THEN any_value(duration_ms) ELSE (max(end_ns) - min(start_ns)) / 1e6 END AS ms,
+       SELECT k, CASE WHEN count(*) = 1 THEN any_value(end_ns - start_ns) ELSE max(end_ns) - min(start_ns) END AS ns,
               count(*) AS spans
        FROM grouped GROUP BY k, grp
        -- A sequential pair: every span is a group of one (spans = 1 keeps it out of concurrent_phase_spans).
-       UNION ALL SELECT k, ms, 1 AS spans FROM per_k WHERE sequential
+       UNION ALL SELECT k, ns, 1 AS spans FROM per_k WHERE sequential
      ),
      per_root AS (
        SELECT k // 64 AS root_node${pivot.length > 0 ? ', ' + pivot.join(', ') : ''},
