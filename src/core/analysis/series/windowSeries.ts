@@ -135,20 +135,25 @@ async function otherFigures(store: QueryRunner, spec: WindowSpec, source: Series
   const end = 'offset_ms + client_total_ms';
   // Each part binds its own FROM (the group key's parameters, if any) and window parameters.
   const completed = `SELECT ${keyList}unnest(${windowsAtSql(spec, end, params)}) AS idx, 1 AS completed,
-        CASE WHEN succeeded THEN coalesce(output_tokens::DOUBLE, server_output_tokens) END AS tokens, 0 AS scheduled, 0.0 AS busy_ms
+        CASE WHEN succeeded THEN coalesce(output_tokens::DOUBLE, server_output_tokens) END AS tokens, 0 AS scheduled, 0.0 AS busy_ms,
+        NULL::DOUBLE AS s, NULL::DOUBLE AS e
       FROM ${source.from(params)} WHERE isfinite(${end})`;
-  const scheduled = `SELECT ${keyList}unnest(${windowsAtSql(spec, 'scheduled_offset_ms', params)}) AS idx, 0, NULL::DOUBLE, 1, 0.0
+  const scheduled = `SELECT ${keyList}unnest(${windowsAtSql(spec, 'scheduled_offset_ms', params)}) AS idx, 0, NULL::DOUBLE, 1, 0.0, NULL::DOUBLE, NULL::DOUBLE
       FROM ${source.from(params)} WHERE isfinite(scheduled_offset_ms)`;
   const overlapping = windowsOverlappingSql(spec, 's', 'e', params);
   const overlap = overlapSql(spec, 'idx', 's', 'e', params);
-  const inFlight = `SELECT ${keyList}idx, 0, NULL::DOUBLE, 0, ${overlap}
+  const inFlight = `SELECT ${keyList}idx, 0, NULL::DOUBLE, 0, ${overlap}, s, e
       FROM (SELECT ${keyList}s, e, unnest(${overlapping}) AS idx
             FROM (SELECT ${keyList}offset_ms AS s, offset_ms + client_total_ms AS e FROM ${source.from(params)}
                   WHERE isfinite(offset_ms + client_total_ms) AND client_total_ms > 0))`;
+  // busy_ms adds doubles (client times are ms, not integer ns): in a fixed order (by start and end,
+  // which fix each row's overlap), so a window's in_flight does not depend on DuckDB's thread order.
+  // Tokens and counts are whole numbers: their double sums are exact in any order.
   const rows = await query(
     store,
     'window series by end, schedule and overlap',
-    `SELECT ${keyList}idx, sum(completed) AS completed, sum(tokens) AS tokens, count(tokens) AS token_rows, sum(scheduled) AS scheduled, sum(busy_ms) AS busy_ms
+    `SELECT ${keyList}idx, sum(completed) AS completed, sum(tokens) AS tokens, count(tokens) AS token_rows, sum(scheduled) AS scheduled,
+            coalesce(sum(busy_ms ORDER BY s, e) FILTER (WHERE s IS NOT NULL), 0.0) AS busy_ms
      FROM (${completed} UNION ALL ${scheduled} UNION ALL ${inFlight})
      GROUP BY ${keyList}idx`,
     params.values,
