@@ -119,9 +119,10 @@ export function parseGroupBy(values: readonly string[]): string[] {
  * Opens the store and loads the inputs, or reuses a --db file; throws InputError/UsageError on bad
  * input. A --db file is inspected before anything is written (databaseFile.ts): someone else's
  * database, or one from a newer Phasewise, is refused untouched; a load replaces the file only when
- * complete; a read-only file is re-analysed without writing.
+ * complete; a read-only file is re-analysed without writing. `resolved`: the options and gates
+ * resolveAnalysis(args) gave the caller already (its contract notes are not printed twice).
  */
-export async function openSession(args: ParsedArgs): Promise<Session> {
+export async function openSession(args: ParsedArgs, resolved?: { options: AnalysisOptions; gates: GateSpec[] }): Promise<Session> {
   const run = flagList(args, 'run');
   const spans = flagList(args, 'spans');
   const db = flagString(args, 'db');
@@ -133,7 +134,8 @@ export async function openSession(args: ParsedArgs): Promise<Session> {
   const memory = storeFlags(args);
   const dbPath = db === undefined ? undefined : path.resolve(db);
   if (dbPath !== undefined && loading) await checkLoadTarget(dbPath);
-  const { options, gates } = await resolveAnalysis(args);
+  // A caller that resolved the options already (compare, before loading anything) passes them.
+  const { options, gates } = resolved ?? (await resolveAnalysis(args));
   const quiet = flagBoolean(args, 'quiet');
 
   // The store being worked on: the loading database during a --db load, then the one analysed.

@@ -39,8 +39,8 @@ export const COMPARISON: Comparison = {
   seed: 7,
   interval_assumption: 'whole blocks of consecutive seconds of send time are resampled',
   block: { length_s: 12, bin_s: 1, rule: 'Politis–White', blocks_base: 25, blocks_head: 3 },
-  base: { label: 'healthy/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 880, 12), join: { client_requests: 900, matched: 870, coverage: 870 / 900, valid_trace_ids: 900, orphan_server_roots: 3, duplicate_trace_ids: 0 } },
-  head: { label: 'degraded/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 850, 40), join: { client_requests: 900, matched: 860, coverage: 860 / 900, valid_trace_ids: 899, orphan_server_roots: 5, duplicate_trace_ids: 1 } },
+  base: { label: 'healthy/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 880, 12), join: { key: 'trace_id', key_attribute: null, applicable: true, lost_roots: 2, client_duplicate_trace_ids: 0, server_multi_root_traces: 0, server_ambiguous_ids: 0, client_requests: 900, matched: 870, coverage: 870 / 900, valid_trace_ids: 900, orphan_server_roots: 3, duplicate_trace_ids: 0 } },
+  head: { label: 'degraded/k6.ndjson + spans.otlp.jsonl', outcomes: ledger(900, 850, 40), join: { key: 'trace_id', key_attribute: null, applicable: true, lost_roots: 4, client_duplicate_trace_ids: 1, server_multi_root_traces: 0, server_ambiguous_ids: 0, client_requests: 900, matched: 860, coverage: 860 / 900, valid_trace_ids: 899, orphan_server_roots: 5, duplicate_trace_ids: 1 } },
   metrics: [
     { metric: 'gpu_queue_ms', population: 'matched successes', n_base: 870, n_head: 820, stats: { p50: stat(10, 40.5, 25.25, 35.75), p95: stat(120, 480, 300, 410), p99: stat(300, 900, -20, 1500) } },
     { metric: 'gateway_ms', population: 'matched successes', n_base: 870, n_head: 820, stats: { p50: stat(4, 3.5, -0.75, -0.25), p95: stat(9, 9.25, -1, 1.5), p99: stat(12, 12, -2, 2) } },

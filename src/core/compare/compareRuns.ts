@@ -51,10 +51,20 @@ export interface Moved extends DiffInterval {
   stat: CompareStat;
 }
 
+/** The join summary's figures shown side by side (the report's JoinSummary names them). */
+const JOIN_FIELDS = [
+  'key', 'key_attribute', 'applicable', 'client_requests', 'matched', 'coverage', 'valid_trace_ids', 'orphan_server_roots',
+  'lost_roots', 'duplicate_trace_ids', 'client_duplicate_trace_ids', 'server_multi_root_traces', 'server_ambiguous_ids',
+] as const;
+
 export interface RunSide {
   label: string;
   outcomes: OutcomeLedger;
-  join: Pick<JoinSummary, 'client_requests' | 'matched' | 'coverage' | 'valid_trace_ids' | 'orphan_server_roots' | 'duplicate_trace_ids'>;
+  /**
+   * The join the run was analysed with: `key` trace_id or request_id (then `key_attribute` names the
+   * span attribute); for a request-ID join the *_trace_ids figures count request IDs, as in the report.
+   */
+  join: Pick<JoinSummary, (typeof JOIN_FIELDS)[number]>;
 }
 
 /** The comparison; `--format json` prints it whole. */
@@ -164,12 +174,11 @@ async function side(run: ComparedRun): Promise<RunSide> {
   // cost 0.5–0.8 s per run at 100k requests); one not stored is computed, and nothing is written.
   const cache = run.views.stamps === undefined ? undefined : await FigureCache.open(store, run.views.stamps);
   const { ledger } = cache ? await cache.get<LedgerResult>('ledger', () => computeLedger(store)) : await computeLedger(store);
-  const j = cache ? await cache.get<JoinSummary>('join', () => computeJoinSummary(store)) : await computeJoinSummary(store);
-  return {
-    label: run.label,
-    outcomes: ledger,
-    join: { client_requests: j.client_requests, matched: j.matched, coverage: j.coverage, valid_trace_ids: j.valid_trace_ids, orphan_server_roots: j.orphan_server_roots, duplicate_trace_ids: j.duplicate_trace_ids },
-  };
+  // The run's own join key: a request-ID run's coverage and collisions are those of the request-ID join.
+  const compute = (): Promise<JoinSummary> => computeJoinSummary(store, run.views.joinKey);
+  const j = cache ? await cache.get<JoinSummary>('join', compute) : await compute();
+  const join = Object.fromEntries(JOIN_FIELDS.map((k) => [k, j[k]])) as RunSide['join'];
+  return { label: run.label, outcomes: ledger, join };
 }
 
 /** A seed per run side, so a run's resamples do not depend on which metrics were compared. */

@@ -117,6 +117,14 @@ export function checkLoadComplete(file: string, state: DatabaseState | undefined
   throw new InputError(file, undefined, 'a database holding a complete loaded run', `${state.loadState === 'loading' ? 'a load that did not finish' : 'no loaded run'}; load it again with --run/--spans`);
 }
 
+/** Whether `file` starts like a DuckDB database (its magic bytes), read without opening it in DuckDB. */
+export async function hasDuckDbHeader(file: string): Promise<boolean> {
+  return checkHeader(file).then(
+    () => true,
+    () => false,
+  );
+}
+
 async function checkHeader(file: string): Promise<void> {
   const handle = await open(file, 'r').catch((err: unknown) => {
     throw new InputError(file, undefined, EXPECTED_DATABASE, `a file this user cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);

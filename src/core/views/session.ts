@@ -19,7 +19,7 @@ import * as path from 'path';
 import { breakdownIsCurrent, breakdownStamps, ensureBreakdown } from '../analysis/breakdown/pipeline';
 import type { Stamps } from '../analysis/catalog/stamps';
 import { phaseColumns } from '../analysis/breakdown/phaseSelect';
-import type { AnalysisOptions } from '../analysis/options';
+import type { AnalysisOptions, JoinKey } from '../analysis/options';
 import { InputError, StoreError } from '../errors';
 import { checkLoadComplete, inspectDatabase, isWritable, LEGACY_SCHEMA_VERSION, quotePath } from '../store/databaseFile';
 import { DuckStore, type StoreOptions } from '../store/duckStore';
@@ -44,6 +44,8 @@ export interface RunViews {
   readonly views: readonly string[];
   /** The analysis stamps for the options: the figures stored under them (figures/figureCache.ts) are this run's. */
   readonly stamps?: Stamps;
+  /** What joined client records to spans under these options (absent: the trace ID). */
+  readonly joinKey?: JoinKey;
   close(): Promise<void>;
 }
 
@@ -95,25 +97,39 @@ export async function openRunViews(file: string, options: AnalysisOptions, open:
         alias = IN_MEMORY;
       }
     }
-    // Read before the views exist: they shadow the run's table names the stamps are computed from.
-    const stamps = await stampsOf(store, alias, options);
-    const context = viewContext(options, alias);
-    const views = allViews(context);
-    for (const view of views) {
-      await store.run(`CREATE OR REPLACE TEMP VIEW ${view.name} AS ${view.sql(context)}`);
-    }
-    // Names no view takes resolve to the run's own tables (read-only), not to the empty in-memory ones.
-    if (alias === ALIAS) await store.run(`USE ${ALIAS}`);
-    if (open.untrustedQueries === true) {
-      await store.run('SET enable_external_access = false');
-      await store.run('SET lock_configuration = true');
-    }
-    const opened = store;
-    return { store: opened, context, views: views.map((v) => v.name), stamps, close: () => opened.close() };
+    return await createViews(store, alias, options, open);
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A run loaded into an in-memory store (core/run/loadRun.ts, as `analyze` without --db loads it)
+ * opened for queries: its derived relations are built for `options`, then the views are created as
+ * for a file. The returned session owns the store (closing it closes the store); on error the store
+ * is left to the caller.
+ */
+export async function openLoadedViews(store: DuckStore, options: AnalysisOptions, open: OpenRunOptions = {}): Promise<RunViews> {
+  await ensureBreakdown(store, options);
+  return createViews(store, IN_MEMORY, options, open);
+}
+
+async function createViews(store: DuckStore, alias: string, options: AnalysisOptions, open: OpenRunOptions): Promise<RunViews> {
+  // Read before the views exist: they shadow the run's table names the stamps are computed from.
+  const stamps = await stampsOf(store, alias, options);
+  const context = viewContext(options, alias);
+  const views = allViews(context);
+  for (const view of views) {
+    await store.run(`CREATE OR REPLACE TEMP VIEW ${view.name} AS ${view.sql(context)}`);
+  }
+  // Names no view takes resolve to the run's own tables (read-only), not to the empty in-memory ones.
+  if (alias === ALIAS) await store.run(`USE ${ALIAS}`);
+  if (open.untrustedQueries === true) {
+    await store.run('SET enable_external_access = false');
+    await store.run('SET lock_configuration = true');
+  }
+  return { store, context, views: views.map((v) => v.name), stamps, joinKey: options.joinKey, close: () => store.close() };
 }
 
 /** The view context of a run opened under `options`, reading tables of the attached file. */

@@ -15,7 +15,7 @@ import type { DuckStore } from '../../core/store/duckStore';
 import { Endpoint, type RequestType } from '../../protocol/ipc';
 import { serializeError } from './workerErrors';
 import { fingerprintInputs, runCacheKey, type InputFingerprint } from './cacheKey';
-import { classifyPaths } from './worker/classify';
+import { classifyPaths } from '../../core/run/classifyInputs';
 import { Jobs } from './worker/jobs';
 import { LiveReceiver } from './worker/liveReceiver';
 import { analyse, resolveOptions } from './worker/runAnalysis';

@@ -3,18 +3,28 @@
  * contracts. Data files are recognised by their content (formats/sniff.ts), never their names; a
  * contract by its name (`*.loadcontract.yaml|yml|json`), as the editor registers it. A folder's files
  * are looked at one level deep; anything recognised as neither is listed as skipped, with why.
+ * The editor's Open Run… and `phasewise compare --base/--head` sort their picks with it.
  */
 import { readdir, stat } from 'fs/promises';
 import * as path from 'path';
-import { InputError } from '../../../core/errors';
-import { sniffFile } from '../../../core/formats/sniff';
-import type { Classification } from '../workerProtocol';
+import { InputError } from '../errors';
+import { sniffFile } from '../formats/sniff';
 
 const CONTRACT = /\.loadcontract\.(ya?ml|json)$/i;
 /** In a folder, only files that can hold a run or spans are opened (not a README, not a script). */
 const DATA_FILE = /\.(json|jsonl|ndjson|csv|gz)$/i;
 /** A folder with more entries than this is not a run folder: the rest is listed as skipped. */
 const MAX_FOLDER_FILES = 500;
+
+/** What the picks hold, each path absolute. */
+export interface Classification {
+  run: Array<{ path: string; format: string }>;
+  spans: Array<{ path: string; format: string }>;
+  contracts: string[];
+  skipped: Array<{ path: string; reason: string }>;
+  /** The picks that were folders (their files were looked at). */
+  folders: string[];
+}
 
 export async function classifyPaths(paths: readonly string[]): Promise<Classification> {
   const out: Classification = { run: [], spans: [], contracts: [], skipped: [], folders: [] };
