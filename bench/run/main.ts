@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --sizes 10k,100k] [--inputs compact,sdk,real] [--repeat N] [--data DIR]
- *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-groups,reanalyze-phases,load-memory,extract,script]
+ *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-groups,reanalyze-phases,load-memory,extract,script,compare,export]
  *   [--append] [--delete-runs] [--results FILE]`
  * Generates (or reuses) the bench runs of each input (generateCache.ts) and times, side by side and
  * each in its own process: (a) Phasewise first load + analysis into a fresh DuckDB file,
@@ -10,6 +10,9 @@
  * methods run N times in turn (a b b′ c d a b b′ c d …) and the table gives medians. Asserts that
  * (a), (b), (b′) and (d) give the envelope p95 of expected.json, prints the table and writes
  * bench/RESULTS.md. Exit 1 when an envelope disagrees or a method failed.
+ * `compare` and `export` (compareExport.ts) time the built CLI on the input's loaded database: compare
+ * against a degraded-pool run of the same preset (target ≤ 2 s at 100k), export of its pairs to
+ * Parquet; with only these methods no run files are generated or read (the databases must exist).
  */
 import { execFile } from 'child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
@@ -22,11 +25,14 @@ import { contractFormLines, type ContractFormBenchResult } from './contractForm'
 import type { EditorLoopResult } from './editorLoop';
 import { DEFAULT_MEMORY_LIMIT } from '../../src/core/store/duckStore';
 import { ensureRun, INPUTS, SIZES, type Input, type Size } from './generateCache';
+import { compareExportLines, measureCompareExport, type CliTiming } from './compareExport';
 import { loadAverage, machineLines, ratioLine, resultsMarkdown, table, type Measurement, type SizeSummary } from './results';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const OUT_BENCH = path.join(REPO, 'out', 'bench');
 const TOLERANCE_MS = 1e-6;
+/** Methods timed on an already loaded database with the built CLI (compareExport.ts). */
+const CLI_METHODS = ['compare', 'export'];
 const failures: string[] = [];
 
 interface BenchArgs {
@@ -48,7 +54,7 @@ function parseBenchArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {
     sizes: [...SIZES],
     inputs: [...INPUTS],
-    methods: ['load', 'reanalyze', 'reanalyze-groups', 'reanalyze-phases', 'load-memory', 'extract', 'script'],
+    methods: ['load', 'reanalyze', 'reanalyze-groups', 'reanalyze-phases', 'load-memory', 'extract', 'script', ...CLI_METHODS],
     repeat: 1,
     data: path.join(OUT_BENCH, 'runs'),
     // Both cores: DuckDB parallelises JSON parsing per file block; the JS thread mostly waits.
@@ -273,20 +279,49 @@ function writeResults(a: BenchArgs, text: string): void {
   writeFileSync(a.results, `${(at >= 0 ? existing.slice(0, at) : existing).trimEnd()}\n\n${text}`);
 }
 
+/** compare and export on every size and input's loaded database, `repeat` rounds in turn. */
+async function cliFigures(methods: readonly string[], a: BenchArgs): Promise<string[]> {
+  if (methods.length === 0) return [];
+  const lines: string[] = [];
+  for (const size of a.sizes) {
+    for (const input of a.inputs) {
+      const rounds: CliTiming[][] = [];
+      try {
+        for (let round = 0; round < a.repeat; round++) {
+          const r = await measureCompareExport(methods, a.data, input, size, log);
+          for (const t of r) log(`${size} ${input}: ${t.method} ${t.wallSeconds.toFixed(2)} s wall, ${t.cpuSeconds.toFixed(2)} s CPU (load average ${t.loadAvg}); ${t.detail}`);
+          rounds.push(r);
+        }
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log(`${size} ${input}: ${methods.join(',')} FAILED: ${message.split('\n')[0]}`);
+        failures.push(`${size} ${input} ${methods.join(',')}: ${message.split('\n')[0].slice(0, 300)}`);
+      }
+      lines.push(...compareExportLines(size, input, rounds));
+    }
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   const a = parseBenchArgs(process.argv.slice(2));
   log(`phasewise bench: sizes ${a.sizes.join(', ')}; inputs ${a.inputs.join(', ')}; ${a.repeat} run(s) each; DuckDB threads ${a.threads}, memory_limit ${a.memoryLimit}; data in ${a.data}`);
   const summaries: SizeSummary[] = [];
   const machine = machineLines(duckdbVersion());
   const command = `npm run bench -- --sizes ${a.sizes.join(',')} --inputs ${a.inputs.join(',')}${a.repeat > 1 ? ` --repeat ${a.repeat}` : ''}${a.append ? ' --append' : ''}${a.deleteRuns ? ' --delete-runs' : ''}`;
+  const cliMethods = a.methods.filter((m) => CLI_METHODS.includes(m));
+  a.methods = a.methods.filter((m) => !CLI_METHODS.includes(m));
   for (const size of a.sizes) {
     for (const input of a.inputs) {
+      if (a.methods.length === 0) continue;
       summaries.push(await benchInput(size, input, a));
       // Written after each input so that a long 1M run leaves the smaller results behind.
       writeResults(a, resultsMarkdown(summaries, machine, ['(editor figures follow at the end of the run)', ...failures], command, a.append));
     }
   }
-  const editor = [...(a.inputs.includes('sdk') ? await editorFigures(a.sizes, a.data) : ['- (editor figures are measured on the SDK input)']), ...failures.map((f) => `- FAILED: ${f}`)];
+  const cli = await cliFigures(cliMethods, a);
+  const editorLines = a.methods.length === 0 ? [] : a.inputs.includes('sdk') ? await editorFigures(a.sizes, a.data) : ['- (editor figures are measured on the SDK input)'];
+  const editor = [...cli, ...editorLines, ...failures.map((f) => `- FAILED: ${f}`)];
   log('');
   for (const line of [...machine, '', ...table(summaries), '', ...summaries.map((s) => `${s.size} ${s.input}: ${ratioLine(s)}`), '', ...editor]) log(line);
   for (const s of summaries) log(`${s.size} ${s.input}: envelope p95 ${s.envelope.ok ? 'OK' : 'MISMATCH'}: ${s.envelope.note}`);
