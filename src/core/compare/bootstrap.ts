@@ -32,60 +32,69 @@ export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
 }
 
 /**
- * Ascending values with each one's bin: a counting sort by bin, a native sort of each bin's values,
- * then bottom-up merges of neighbouring bins (log2 T passes), carrying the bins along.
+ * Ascending values with each one's bin: an LSD radix sort of the doubles' order-preserving 64-bit
+ * keys (sign bit flipped, all bits of a negative flipped), 16 bits a pass, carrying the bins along;
+ * a pass whose digit is the same for every value is skipped. (A counting sort by bin followed by
+ * log2 T merge passes took 0.86 of the 2.5 CPU s of a 100k compare.)
  */
 function sortWithBins(values: ArrayLike<number>, bins: ArrayLike<number>, binCount: number): { sorted: Float64Array; binOf: Int32Array; counts: Int32Array } {
   const n = values.length;
   const counts = new Int32Array(binCount);
   for (let i = 0; i < n; i++) counts[bins[i]]++;
-  const starts = new Int32Array(binCount + 1);
-  for (let t = 0; t < binCount; t++) starts[t + 1] = starts[t] + counts[t];
-  let val = new Float64Array(n);
-  let bin = new Int32Array(n);
-  const fill = starts.slice(0, binCount);
+  const f = Float64Array.from(values);
+  const words = new Uint32Array(f.buffer);
+  // Little-endian words: words[2i] is the low half of value i, words[2i + 1] the high half.
+  let hi = new Uint32Array(n);
+  let lo = new Uint32Array(n);
+  let bin = Int32Array.from(bins);
   for (let i = 0; i < n; i++) {
-    const t = bins[i];
-    val[fill[t]] = values[i];
-    bin[fill[t]++] = t;
-  }
-  for (let t = 0; t < binCount; t++) val.subarray(starts[t], starts[t + 1]).sort();
-  let bounds = Array.from(starts).filter((s, i) => i === 0 || s !== starts[i - 1]);
-  let outVal = new Float64Array(n);
-  let outBin = new Int32Array(n);
-  while (bounds.length > 2) {
-    const next: number[] = [0];
-    for (let r = 0; r + 1 < bounds.length; r += 2) {
-      const a0 = bounds[r];
-      const a1 = bounds[r + 1];
-      const b1 = r + 2 < bounds.length ? bounds[r + 2] : a1;
-      let i = a0;
-      let j = a1;
-      let o = a0;
-      while (i < a1 && j < b1) {
-        if (val[j] < val[i]) {
-          outVal[o] = val[j];
-          outBin[o++] = bin[j++];
-        } else {
-          outVal[o] = val[i];
-          outBin[o++] = bin[i++];
-        }
-      }
-      while (i < a1) {
-        outVal[o] = val[i];
-        outBin[o++] = bin[i++];
-      }
-      while (j < b1) {
-        outVal[o] = val[j];
-        outBin[o++] = bin[j++];
-      }
-      next.push(b1);
+    const h = words[2 * i + 1];
+    const l = words[2 * i];
+    if (h & 0x80000000) {
+      hi[i] = ~h >>> 0;
+      lo[i] = ~l >>> 0;
+    } else {
+      hi[i] = (h | 0x80000000) >>> 0;
+      lo[i] = l;
     }
-    [val, outVal] = [outVal, val];
-    [bin, outBin] = [outBin, bin];
-    bounds = next;
   }
-  return { sorted: val, binOf: bin, counts };
+  let hi2 = new Uint32Array(n);
+  let lo2 = new Uint32Array(n);
+  let bin2 = new Int32Array(n);
+  const count = new Int32Array(65536);
+  for (let pass = 0; pass < 4; pass++) {
+    const src = pass < 2 ? lo : hi;
+    const shift = pass % 2 === 0 ? 0 : 16;
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[(src[i] >>> shift) & 0xffff]++;
+    if (n === 0 || count[(src[0] >>> shift) & 0xffff] === n) continue;
+    let sum = 0;
+    for (let d = 0; d < 65536; d++) {
+      const c = count[d];
+      count[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const o = count[(src[i] >>> shift) & 0xffff]++;
+      hi2[o] = hi[i];
+      lo2[o] = lo[i];
+      bin2[o] = bin[i];
+    }
+    [hi, hi2] = [hi2, hi];
+    [lo, lo2] = [lo2, lo];
+    [bin, bin2] = [bin2, bin];
+  }
+  for (let i = 0; i < n; i++) {
+    const h = hi[i];
+    if (h & 0x80000000) {
+      words[2 * i + 1] = (h & 0x7fffffff) >>> 0;
+      words[2 * i] = lo[i];
+    } else {
+      words[2 * i + 1] = ~h >>> 0;
+      words[2 * i] = ~lo[i] >>> 0;
+    }
+  }
+  return { sorted: f, binOf: bin, counts };
 }
 
 /** Entries of a metric's prefix table: about 2 MB, which puts a table row every n/1200 values at 100k requests. */
