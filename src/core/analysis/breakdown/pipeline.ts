@@ -3,7 +3,9 @@
  * when one of its relations is stale (catalog/stamps.ts): the index (options-independent), the
  * attribute cache, then the breakdown (phases, roots, per-trace and per-request figures). A re-analysis
  * that changes only windows, gates or the slow-trace count rebuilds nothing; another phase mapping
- * rebuilds the phase steps and keeps the index, the attribute cache and the trace roots.
+ * rebuilds the phase steps (span_phase, root_phase_figures, request_phase_figures and the views over
+ * them) and keeps the index, the attribute cache, the trace roots and the phase-independent figures
+ * of roots and requests (root_figures, request_figures).
  */
 import { columnsOf } from '../catalog/columns';
 import { forgetStamps, markLoadedTablesChanged, META_TABLE, readStoredState, recordStamps, type StoredRelation, type StoredState } from '../catalog/derivedMeta';
@@ -17,9 +19,9 @@ import { unordered } from '../../store/insertOrder';
 import { exec } from '../sql/statement';
 import { resetFigureCache } from '../figures/figureCache';
 import { phaseColumns, phaseMaskSql, type PhaseColumn } from './phaseSelect';
-import { buildPhaseSelection, buildRootTree } from './phaseTimes';
-import { buildRequestBreakdown } from './requestFigures';
-import { buildRootBreakdown } from './rootFigures';
+import { buildRootTree } from './phaseTimes';
+import { buildRequestBreakdownView, buildRequestFigures, buildRequestPhaseFigures } from './requestFigures';
+import { buildRootBreakdownView, buildRootFigures, buildRootPhaseFigures } from './rootFigures';
 import { buildSpanPhases, buildSpanPhasesFromLinks } from './spanPhases';
 import { buildTraceRoots } from './rootSelect';
 import { buildRequestDimensions, buildRequestGroups } from '../groups/requestDimensions';
@@ -74,16 +76,13 @@ export const STEPS: readonly Step[] = [
   },
   { outputs: ['trace_roots'], build: (ctx) => unordered(ctx.store, () => buildTraceRoots(ctx.store, ctx.options)) },
   { outputs: ['root_tree'], build: (ctx) => unordered(ctx.store, () => buildRootTree(ctx.store)) },
-  {
-    outputs: ['root_figures', 'root_breakdown'],
-    build: (ctx) =>
-      unordered(ctx.store, async () => {
-        await buildPhaseSelection(ctx.store, ctx.phases);
-        await buildRootBreakdown(ctx.store, ctx.phases, ctx.options);
-      }),
-  },
-  // request_figures is read beside client_requests by position: written in loaded order.
-  { outputs: ['request_figures', 'request_breakdown'], build: (ctx) => buildRequestBreakdown(ctx.store, ctx.phases, ctx.options.joinKey) },
+  { outputs: ['root_figures'], build: (ctx) => unordered(ctx.store, () => buildRootFigures(ctx.store, ctx.options)) },
+  { outputs: ['root_phase_figures'], build: (ctx) => unordered(ctx.store, () => buildRootPhaseFigures(ctx.store, ctx.phases, ctx.options)) },
+  { outputs: ['root_breakdown'], build: (ctx) => buildRootBreakdownView(ctx.store, ctx.phases) },
+  // request_figures and request_phase_figures are read beside client_requests by position: written in loaded order.
+  { outputs: ['request_figures'], build: (ctx) => buildRequestFigures(ctx.store) },
+  { outputs: ['request_phase_figures'], build: (ctx) => buildRequestPhaseFigures(ctx.store, ctx.phases) },
+  { outputs: ['request_breakdown'], build: (ctx) => buildRequestBreakdownView(ctx.store, ctx.options.joinKey) },
   { outputs: ['breakdown_figures'], build: (ctx) => resetFigureCache(ctx.store) },
   // request_dimensions is read beside client_requests by position: written in loaded order.
   { outputs: ['request_dimensions'], build: (ctx) => buildRequestDimensions(ctx.store) },

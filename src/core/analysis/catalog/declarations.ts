@@ -2,7 +2,7 @@
  * The vocabulary of the derived-relation catalog (relations.ts): what a relation and a column
  * declaration say, and the helpers the declarations are written with.
  */
-import { metricDecl } from './metrics';
+import { metricDecl, type MetricRelation } from './metrics';
 import type { LOADED_TABLES } from '../../store/schema';
 
 /** The tables the readers fill, declared with their schema (store/schema.ts). The analysis reads them and never writes them. */
@@ -41,7 +41,7 @@ export interface RelationColumns {
 
 /** Stands for the metric columns the relation holds (catalog/metrics.ts metricsHeldBy), phases included. */
 export interface MetricColumns {
-  metrics: 'request_figures' | 'root_figures' | 'root_breakdown';
+  metrics: MetricRelation;
 }
 
 export type ColumnEntry = ColumnDecl | typeof PHASE_COLUMNS | LoadedColumns | RelationColumns | MetricColumns;

@@ -24,7 +24,8 @@ export const POPULATION_RELATION: Readonly<Record<Population, 'request_breakdown
  * Where a metric is computed, and so where its SQL lives:
  * - `client_requests`: a loaded column (store/schema.ts), no SQL;
  * - `request_figures`: an expression over the client row and its joined root (breakdown/requestFigures.ts REQUEST_METRIC_SQL);
- * - `root_figures`: an expression over the trace under the root (breakdown/rootFigures.ts ROOT_METRIC_SQL);
+ * - `root_figures`: an expression over the trace under the root (breakdown/rootFigures.ts ROOT_METRIC_SQL),
+ *   held in root_figures or, when it depends on the phases, root_phase_figures;
  * - `trace_roots`: a column of trace_roots (breakdown/rootSelect.ts).
  * A metric of the root (root_figures, trace_roots) is copied into request_figures for matched
  * requests when the matched population lists it; a view passes every metric of its relations on.
@@ -195,19 +196,27 @@ export function metricColumns(population: Population, phaseColumns: readonly str
   return METRICS.flatMap((m) => (m === PHASES ? (withPhases ? [...phaseColumns] : []) : m.populations.includes(population) ? [m.column] : []));
 }
 
+/** The relations that hold metric columns (catalog/breakdownRelations.ts `{ metrics: … }`). */
+export type MetricRelation = 'request_figures' | 'request_phase_figures' | 'root_figures' | 'root_phase_figures' | 'root_breakdown';
+
 /**
  * The metric columns a relation holds, in catalog order with the phase columns in their place: the
- * metrics computed there, and in request_figures also the root's metrics of the matched population.
+ * metrics computed there, and in the request relations also the root's metrics of the matched
+ * population. The per-root and per-request figures are each split by the declared phase dependence:
+ * root_figures and request_figures hold the phase-independent metrics (kept across phase mappings),
+ * root_phase_figures and request_phase_figures the phase columns and what is computed from them.
  */
-export function metricsHeldBy(relation: 'request_figures' | 'root_figures' | 'root_breakdown', phaseColumns: readonly string[]): string[] {
-  const holds = (source: MetricSource, matched: boolean): boolean => {
-    if (relation === 'root_figures') return source === 'root_figures';
+export function metricsHeldBy(relation: MetricRelation, phaseColumns: readonly string[]): string[] {
+  const phasePart = relation === 'root_phase_figures' || relation === 'request_phase_figures';
+  const holds = (source: MetricSource, matched: boolean, phaseDependent: boolean): boolean => {
     if (relation === 'root_breakdown') return source === 'root_figures' || source === 'trace_roots';
+    if (phaseDependent !== phasePart) return false;
+    if (relation === 'root_figures' || relation === 'root_phase_figures') return source === 'root_figures';
     return source === 'request_figures' || (matched && (source === 'root_figures' || source === 'trace_roots'));
   };
   return METRICS.flatMap((m) => {
-    if (m === PHASES) return holds('root_figures', true) ? [...phaseColumns] : [];
-    return holds(m.source, m.populations.includes('matched')) ? [m.column] : [];
+    if (m === PHASES) return holds('root_figures', true, true) ? [...phaseColumns] : [];
+    return holds(m.source, m.populations.includes('matched'), m.phaseDependent) ? [m.column] : [];
   });
 }
 

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { gunzipSync } from 'zlib';
 import { analyzeRun } from '../../../../src/core/analysis/analyze';
 import { LOADED_TABLES } from '../../../../src/core/analysis/catalog/relations';
-import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions } from '../../../../src/core/analysis/options';
+import { DEFAULT_ANALYSIS_OPTIONS, type AnalysisOptions, type GateSpec } from '../../../../src/core/analysis/options';
 import { loadFiles } from '../../../../src/core/formats/loadFiles';
 import type { Report } from '../../../../src/core/report/model';
 import { clearLoadedRun } from '../../../../src/core/run/loadRun';
@@ -56,11 +56,11 @@ function withoutLoadFindings(report: Report): Report {
   return { ...report, load_issues: { total: 0, by_code: {}, examples: [] }, inputs: report.inputs.map((i) => ({ ...i, skipped_by_kind: {} })) } as Report;
 }
 
-async function freshReport(options: AnalysisOptions): Promise<Report> {
+async function freshReport(options: AnalysisOptions, gates: readonly GateSpec[] = []): Promise<Report> {
   const store = new DuckStore();
   try {
     await loadFiles(store, [k6, spans]);
-    return withoutPaths(await analyzeRun(store, options, []));
+    return withoutPaths(await analyzeRun(store, options, gates));
   } finally {
     await store.close();
   }
@@ -210,19 +210,55 @@ describe('stored databases re-analyse like a fresh load', function () {
     assert.notDeepStrictEqual((await run(behindTheBack)).metrics, expected.metrics);
   });
 
+  it('every input a stored relation or figure reads, changed one after another on one database, gives a fresh analysis\'s report', async () => {
+    // A stamp that missed an input would serve the figures of the previous step here. Each step
+    // changes one input against the step before (the phase mapping twice: the split tables must
+    // follow it both ways), and is compared with a fresh load analysed with the same options.
+    const budget: GateSpec[] = [{ id: 'budget.gpu_queue_ms.p95', category: 'budget', metric: 'gpu_queue_ms', stat: 'p95', op: '<=', limit: 1, phase: 'gpu_queue' }];
+    const steps: Array<[string, AnalysisOptions, GateSpec[]]> = [];
+    let options: AnalysisOptions = DEFAULT_ANALYSIS_OPTIONS;
+    const step = (name: string, change: Partial<AnalysisOptions>, gates: GateSpec[] = []): void => {
+      options = { ...options, ...change };
+      steps.push([name, options, gates]);
+    };
+    step('first analysis', {});
+    step('phases', { phases: PHASES_B.phases });
+    step('windows', { windowSizeMs: 10_000 });
+    step('sliding windows', { windowSlideMs: 5_000 });
+    step('budget gate', {}, budget);
+    step('tail budget', { tailBudgetMs: 50 });
+    step('group-by', { groupBy: ['model'], groupBySource: 'option' });
+    step('phases back', { phases: DEFAULT_ANALYSIS_OPTIONS.phases });
+    step('timestamp granularity', { timestampGranularityMs: 0 });
+    step('first-token event', { firstTokenEvent: 'no.such.event' });
+    step('timeout', { timeoutMs: 100 });
+    step('stages', { stages: [{ label: 'one', startMs: 0, endMs: 1_000 }, { label: 'two', startMs: 1_000, endMs: 60_000 }] });
+    const store = new DuckStore();
+    try {
+      await loadFiles(store, [k6, spans]);
+      for (const [name, stepOptions, gates] of steps) {
+        assertSameValues(withoutPaths(await analyzeRun(store, stepOptions, gates)), await freshReport(stepOptions, gates), name);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a rebuild that fails half-way leaves no stamp behind: the next analysis rebuilds what it had not finished', async () => {
     const store = new DuckStore();
     try {
       await loadFiles(store, [k6, spans]);
       await analyzeRun(store, DEFAULT_ANALYSIS_OPTIONS, []);
-      // Another mapping, failing where request_figures is written (after root_figures was replaced).
-      await assert.rejects(analyzeRun(new FailOnce(store, /^\s*CREATE OR REPLACE TABLE request_figures\b/), PHASES_B, []), /interrupted/);
-      const [meta] = await store.all<{ n: number }>("SELECT count(*) AS n FROM derived_meta WHERE relation IN ('request_figures', 'request_breakdown')");
+      // Another mapping, failing where request_phase_figures is written (after root_phase_figures was replaced).
+      await assert.rejects(analyzeRun(new FailOnce(store, /^\s*CREATE OR REPLACE TABLE request_phase_figures\b/), PHASES_B, []), /interrupted/);
+      const [meta] = await store.all<{ n: number }>("SELECT count(*) AS n FROM derived_meta WHERE relation IN ('request_phase_figures', 'request_breakdown')");
       assert.strictEqual(meta.n, 0);
-      // The same mapping again: what was finished (root_figures) is kept, the rest rebuilt; then back.
+      // The same mapping again: what was finished (root_phase_figures) is kept, the rest rebuilt, and
+      // the phase-independent tables (root_figures, request_figures) are never rebuilt; then back.
       const recorder = new RecordingRunner(store);
       assertSameValues(withoutPaths(await analyzeRun(recorder, PHASES_B, [])), await freshReport(PHASES_B), 'report');
-      assert.deepStrictEqual([recorder.creates('root_figures').length, recorder.creates('request_figures').length], [0, 1]);
+      const creates = ['root_figures', 'root_phase_figures', 'request_figures', 'request_phase_figures'].map((t) => recorder.creates(t).length);
+      assert.deepStrictEqual(creates, [0, 0, 0, 1]);
       assertSameValues(withoutPaths(await analyzeRun(store, DEFAULT_ANALYSIS_OPTIONS, [])), await freshReport(DEFAULT_ANALYSIS_OPTIONS), 'report');
     } finally {
       await store.close();

@@ -119,18 +119,18 @@ describe('groups (issue 17 §1) on a generated run with two routes', () => {
     try {
       await loadRun(store, { run: [run.records], spans: [run.spans] });
       const first = await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS }, []);
-      // A value written into request_figures shows which group figures are read back: the tables keep
-      // the stored envelope, the series of another window grid (recomputed) sees the new one.
-      await store.run('UPDATE request_figures SET network_envelope_ms = -5 WHERE matched');
+      // A value written into request_phase_figures shows which group figures are read back: the tables
+      // keep the stored unattributed time, the series of another window grid (recomputed) sees the new one.
+      await store.run('UPDATE request_phase_figures SET unattributed_server_ms = -5 WHERE unattributed_server_ms IS NOT NULL');
       const other = await analyzeRun(store, { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000 }, GATES_B);
       for (const [i, g] of other.groups.entries()) {
-        assert.strictEqual(g.metrics.network_envelope_ms.p50, first.groups[i].metrics.network_envelope_ms.p50, g.key);
-        assert.notStrictEqual(g.metrics.network_envelope_ms.p50, -5, g.key);
-        const filled = g.window_series.windows.find((w) => w.owners.network_envelope_ms.n > 0);
-        assert.strictEqual(filled?.owners.network_envelope_ms.p50, -5, g.key);
+        assert.strictEqual(g.metrics.unattributed_server_ms.p50, first.groups[i].metrics.unattributed_server_ms.p50, g.key);
+        assert.notStrictEqual(g.metrics.unattributed_server_ms.p50, -5, g.key);
+        const filled = g.window_series.windows.find((w) => w.owners.unattributed_server_ms.n > 0);
+        assert.strictEqual(filled?.owners.unattributed_server_ms.p50, -5, g.key);
       }
-      // Another phase mapping rebuilds request_figures (the -5 is gone) and keeps the phase-independent
-      // group figures: the whole report equals a fresh analysis's.
+      // Another phase mapping rebuilds request_phase_figures (the -5 is gone) and keeps the
+      // phase-independent group figures: the whole report equals a fresh analysis's.
       const phased = { ...DEFAULT_ANALYSIS_OPTIONS, windowSizeMs: 10_000, phases: PHASES_B };
       const again = await analyzeRun(store, phased, GATES_B);
       assertSameValues(again, await fresh(phased, GATES_B), 'another phase mapping');
