@@ -4,8 +4,8 @@
  * it reads, like a relation's, plus the options it reads and its `detail` (what varies within it: the
  * columns of a table, the group dimensions, a tail budget); a phase-independent figure's leaves the
  * phase mapping out, so a re-analysis with another mapping reads it back. The per-group figures are
- * stored as lists of [group id, value]. Every other figure (the whole-run windows, tail, gates,
- * verdict) is cheap or depends on gates and is computed each time.
+ * stored as lists of [group id, value]. Every other figure (the whole-run tail, gates, verdict) is
+ * cheap or depends on gates and is computed each time.
  */
 import type { DerivedOption, LoadedTable } from './relations';
 
@@ -32,7 +32,8 @@ export type FigureName =
   | 'group_server_phase_metrics'
   | 'group_tails'
   | 'group_user_observed'
-  | 'group_series';
+  | 'group_series'
+  | 'stages';
 
 /**
  * Options a cached figure's own SQL or text can read: the derived relations' options and the ones that
@@ -157,6 +158,13 @@ export const FIGURES: readonly FigureDecl[] = [
     meaning: 'Per-group window series; detail: dimensions and the window grid.',
     reads: ['request_groups'],
     options: ['tokenBands', 'windowSizeMs', 'windowSlideMs', 'stages'],
+    scope: 'all',
+  },
+  {
+    name: 'stages',
+    meaning: "The stage table and the knee (stages/stagesReport.ts): the contract's stages, else the steps found in the schedule.",
+    reads: ['request_breakdown', 'run_counters'],
+    options: ['stages'],
     scope: 'all',
   },
 ];

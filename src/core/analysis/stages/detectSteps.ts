@@ -75,10 +75,30 @@ export async function detectSteps(store: QueryRunner): Promise<DetectedSteps> {
      FROM request_breakdown WHERE isfinite(${column}) AND ${column} >= 0 GROUP BY bin ORDER BY bin`,
     params.values,
   );
-  const counts = new Array<number>(Math.floor(last / binMs) + 1).fill(0);
+  const lastBin = Math.floor(last / binMs);
+  const counts = new Array<number>(lastBin + 1).fill(0);
   for (const r of rows) counts[Number(r.bin)] = Number(r.n);
-  const pieces = segmentRate(counts);
-  return { basis, binMs, ...stepsOf(pieces, counts.length, binMs) };
+  // The bin holding the last start is cut short wherever the run ended inside it: its count would
+  // read as a lower rate, and the last stage would run past the end of the run (and read partial).
+  // The rate is segmented over the whole bins before it, and the last stage ends where the run did.
+  const whole = lastBin >= 1 ? counts.slice(0, lastBin) : counts;
+  const found = stepsOf(segmentRate(whole), whole.length, binMs);
+  const final = found.stages[found.stages.length - 1];
+  if (final !== undefined) final.endMs = runEnd(last, final, whole, binMs, (lastBin + 1) * binMs);
+  return { basis, binMs, ...found };
+}
+
+/**
+ * Where the run ended: its last start plus the mean interval between starts of the last stage (the
+ * expected wait for the start that did not come), whole ms, never before the stage's whole bins nor
+ * past the end of the bin that holds the last start. The records do not say when the schedule
+ * stopped; a run planned in whole seconds then ends within a few intervals of a bin boundary.
+ */
+function runEnd(last: number, stage: StageWindow, counts: readonly number[], binMs: number, binEnd: number): number {
+  const from = stage.startMs / binMs;
+  const starts = counts.slice(from).reduce((a, c) => a + c, 0);
+  const gapMs = starts > 0 ? (counts.length - from) * binMs / starts : binMs;
+  return Math.max(counts.length * binMs, Math.min(binEnd, Math.ceil(last + gapMs)));
 }
 
 /** Stages from the pieces when they make a stepped run, else why not. */
