@@ -76,8 +76,11 @@ export const STEPS: readonly Step[] = [
   },
   { outputs: ['trace_roots'], build: (ctx) => unordered(ctx.store, () => buildTraceRoots(ctx.store, ctx.options)) },
   { outputs: ['root_tree'], build: (ctx) => unordered(ctx.store, () => buildRootTree(ctx.store)) },
-  { outputs: ['root_figures'], build: (ctx) => unordered(ctx.store, () => buildRootFigures(ctx.store, ctx.options)) },
-  { outputs: ['root_phase_figures'], build: (ctx) => unordered(ctx.store, () => buildRootPhaseFigures(ctx.store, ctx.phases, ctx.options)) },
+  // Both written in root order: root_breakdown joins them, and a table kept from an earlier analysis
+  // must meet a rebuilt one in the order a fresh analysis gives (the server table's means are summed
+  // in row order, and would differ from a fresh analysis's in the last digits).
+  { outputs: ['root_figures'], build: (ctx) => buildRootFigures(ctx.store, ctx.options) },
+  { outputs: ['root_phase_figures'], build: (ctx) => buildRootPhaseFigures(ctx.store, ctx.phases, ctx.options) },
   { outputs: ['root_breakdown'], build: (ctx) => buildRootBreakdownView(ctx.store, ctx.phases) },
   // request_figures and request_phase_figures are read beside client_requests by position: written in loaded order.
   { outputs: ['request_figures'], build: (ctx) => buildRequestFigures(ctx.store) },

@@ -44,7 +44,8 @@ export async function buildRootFigures(store: QueryRunner, options: AnalysisOpti
             x.server_itl_ms, x.content_events, x.server_output_tokens
      FROM trace_roots r
      LEFT JOIN trace_extras x ON x.root_node = r.root_node_id
-     WHERE r.root_candidates = 1`,
+     WHERE r.root_candidates = 1
+     ORDER BY r.root_node_id`,
     params.values,
   );
 }
@@ -66,7 +67,8 @@ export async function buildRootPhaseFigures(store: QueryRunner, phases: readonly
      SELECT r.root_node_id, ${metricSql.join(',\n            ')}, p.concurrent_phase_spans
      FROM trace_roots r
      JOIN trace_phase_ms p ON p.root_node = r.root_node_id
-     WHERE r.root_candidates = 1`,
+     WHERE r.root_candidates = 1
+     ORDER BY r.root_node_id`,
     params.values,
   );
   await exec(store, 'drop phase_sel', 'DROP TABLE IF EXISTS phase_sel');

@@ -45,6 +45,7 @@ describe('figure cache (re-analysis reuses whole-run figures stored under their 
         'server_metrics',
         'server_phase_metrics',
         'slow_traces',
+        'stages',
         'user_observed',
         'warnings',
         'window_series',
@@ -71,7 +72,7 @@ describe('figure cache (re-analysis reuses whole-run figures stored under their 
       for (const name of ['client_metrics', 'join', 'ledger', 'matched_metrics', 'server_metrics', 'user_observed', 'group_mixes']) {
         assert.deepStrictEqual(storedSecond.get(name), storedFirst.get(name), name);
       }
-      for (const name of ['matched_phase_metrics', 'server_phase_metrics', 'slow_traces', 'warnings']) {
+      for (const name of ['matched_phase_metrics', 'server_phase_metrics', 'slow_traces', 'warnings', 'stages']) {
         assert.strictEqual(storedSecond.get(name)?.length, 1, name);
         assert.notDeepStrictEqual(storedSecond.get(name), storedFirst.get(name), name);
       }
