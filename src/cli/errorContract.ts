@@ -6,6 +6,7 @@
  * says so.
  */
 import { CancelledError, ContractError, InputError, OutOfMemoryError, StoreError } from '../core/errors';
+import { osReason } from '../core/outputFile';
 import { UsageError } from './args';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED } from './exitCodes';
 
@@ -15,43 +16,6 @@ export interface ErrorOutcome {
   lines: string[];
   /** Only with PHASEWISE_DEBUG: DuckDB's message, the SQL, the stack. */
   debug: string[];
-}
-
-/** Operating-system errors about a path the user gave: bad input or a full disk, not our bug. */
-const OS_REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EISDIR: 'a directory',
-  ENOTDIR: 'a path through something that is not a directory',
-  ENOSPC: 'no space left on the device',
-  EROFS: 'a read-only file system',
-  EFBIG: 'a file too large for the file system',
-  EDQUOT: 'the disk quota is exceeded',
-  EBUSY: 'busy (in use by another process)',
-  ELOOP: 'a loop of symbolic links',
-  ENAMETOOLONG: 'a path that is too long',
-  EIO: 'an input/output error of the device',
-  ENXIO: 'a device that is not there',
-  EPIPE: 'a closed pipe (the reading end went away)',
-};
-
-interface SystemErrorLike {
-  code?: unknown;
-  path?: unknown;
-  syscall?: unknown;
-}
-
-/** The reason an OS error gives for a path, or undefined when it is not one. */
-export function osReason(err: unknown): { path: string | undefined; reason: string; syscall: string | undefined } | undefined {
-  if (!(err instanceof Error)) return undefined;
-  const e = err as Error & SystemErrorLike;
-  if (typeof e.code !== 'string' || !(e.code in OS_REASONS)) return undefined;
-  return {
-    path: typeof e.path === 'string' ? e.path : undefined,
-    reason: OS_REASONS[e.code],
-    syscall: typeof e.syscall === 'string' ? e.syscall : undefined,
-  };
 }
 
 /** Maps a thrown value to its exit code and message; `interrupted` is true after Ctrl-C. */

@@ -7,7 +7,8 @@ import { openRunViews } from '../../core/views/session';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
-import { checkOutputPath, replaceOutput } from '../outputFile';
+import { replaceOutput } from '../../core/outputFile';
+import { checkOutputPath, OUT_EXPECTED } from '../outputFile';
 import { resolveAnalysis, storeFlags } from '../session';
 
 const EXPORT_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -48,7 +49,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   const { options } = await resolveAnalysis(args);
   const run = await openRunViews(db, options, { onAnalyse: note, memory });
   try {
-    const rows = await replaceOutput(out, (file) => exportPairs(run, file, format));
+    const rows = await replaceOutput(out, (file) => exportPairs(run, file, format), OUT_EXPECTED);
     if (!flagBoolean(args, 'quiet')) note(`phasewise: ${rows} pair${rows === 1 ? '' : 's'} written to ${out} (${format})`);
   } finally {
     await run.close();

@@ -9,7 +9,7 @@ import { viewsReference } from '../../core/views/docs';
 import { openRunViews } from '../../core/views/session';
 import { flagPositiveInt, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { InputError } from '../../core/errors';
-import { osReason } from '../errorContract';
+import { osReason } from '../../core/outputFile';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';

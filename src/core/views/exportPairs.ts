@@ -2,7 +2,7 @@
  * The raw pairs of a run, kept: the `pairs` view (one row per client request: trace ID, outcome,
  * status class, group dimensions, window and every owner's duration; no attributes, URLs or text)
  * written by DuckDB's COPY as Parquet or CSV. The CLI has it write a file beside its target, renamed
- * into place once complete (cli/outputFile.ts), so an interrupted export never leaves a half-written
+ * into place once complete (core/outputFile.ts), so an interrupted export never leaves a half-written
  * file under the name.
  */
 import * as path from 'path';

@@ -6,7 +6,7 @@
  * options and contract), with its own store closed while the session holds the file.
  */
 import { stat, writeFile } from 'fs/promises';
-import { replaceOutput } from '../../../cli/outputFile';
+import { replaceOutput } from '../../../core/outputFile';
 import type { AnalysisOptions } from '../../../core/analysis/options';
 import { compareRuns, inputsOf, type CompareSettings } from '../../../core/compare/compareRuns';
 import type { ExperimentFacts } from '../../../core/compare/experiment';
