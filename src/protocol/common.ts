@@ -3,7 +3,7 @@
  * errors. Each view's own protocol (report.ts, waterfall.ts) adds its messages to these.
  */
 import { notification } from './ipc';
-import { literal, nullable, number, object, optional, string, type Infer } from './schema';
+import { array, literal, nullable, number, object, optional, string, type Infer } from './schema';
 
 /** The protocol revision a bundle was built with; the host refuses to talk to a bundle of another one. */
 export const PROTOCOL_REVISION = 1;
@@ -61,3 +61,6 @@ export const gateRow = object({
   status: literal('pass', 'fail', 'no_data'),
   origin: nullable(string),
 });
+
+/** A run's files as the editor opens them (Open Run…): what a restored panel reopens when its run is gone. */
+export const runInputs = object({ run: array(string), spans: array(string), contract: nullable(string) });

@@ -4,12 +4,15 @@
  * as JSON text, non-finite numbers as null as in the CLI's JSON. Common messages (ready, theme, copy,
  * errors) are in common.ts.
  *
- * Order: `webview/ready` → host `compare/didLoad` (queued until ready). The webview asks for nothing;
- * it copies the table as TSV through `webview/copy`.
+ * Order: `webview/ready` → host `compare/didLoad` (queued until ready). The webview copies the table
+ * as TSV through `webview/copy`. It saves the didLoad's `state` with setState; after a window reload
+ * the panel's serializer recomputes the comparison from it (`compare/status` says so meanwhile), or,
+ * when a run is no longer open, says which and offers `compare/reopen`.
  */
 import type { Comparison } from '../core/compare/compareRuns';
+import { runInputs } from './common';
 import { notification } from './ipc';
-import { array, boolean, jsonText, model, nullable, number, object, string, type Schema } from './schema';
+import { array, boolean, jsonText, literal, model, nullable, number, object, string, type Infer, type Schema } from './schema';
 
 const runSide = object({
   label: string,
@@ -39,5 +42,23 @@ export function encodeComparison(c: Comparison): string {
   return JSON.stringify(c, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
 }
 
-/** Host → webview: the comparison to show. */
-export const DidLoad = notification('compare/didLoad', 'toWebview', object({ comparison: comparisonJson }));
+/** One side as saved: a run of the Runs view (its id, and its files to reopen it), or a database file. */
+export const compareSideState = object({ run: nullable(string), file: nullable(string), label: string, inputs: nullable(runInputs) });
+export type CompareSideState = Infer<typeof compareSideState>;
+
+/** What the webview saves with setState: which runs, and the bootstrap's settings (the same figures on restore). */
+export const compareViewState = object({ base: compareSideState, head: compareSideState, resamples: number, seed: number, confidence: number });
+export type CompareViewState = Infer<typeof compareViewState>;
+
+/** Host → webview: the comparison to show, and the state to save. */
+export const DidLoad = notification('compare/didLoad', 'toWebview', object({ comparison: comparisonJson, state: compareViewState }));
+
+/**
+ * Host → webview: a restored panel's comparison is not there yet: being recomputed (`busy`), or a run
+ * is no longer open (`gone`, with a Reopen button when its files are known), or it failed (`failed`).
+ */
+export const Status = notification('compare/status', 'toWebview', object({ kind: literal('busy', 'gone', 'failed'), message: string, can_reopen: boolean, state: compareViewState }));
+export type StatusParams = Infer<typeof Status.params>;
+
+/** Webview → host: open the runs that are gone again (Open Run… on their files) and compare. */
+export const Reopen = notification('compare/reopen', 'toHost', object({}));

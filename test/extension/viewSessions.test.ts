@@ -82,6 +82,36 @@ describe('run worker: view sessions (compare, sql, export pairs) against the CLI
     assert.ok(file.error !== null && /disabled|external/i.test(file.error), String(file.error));
   });
 
+  it('sql: a query that would run for hours is cancelled mid-statement; the worker and the run answer the next query', async () => {
+    // 10^12 joined rows: uncancelled this runs far past the suite's timeout, so only an interrupt ends it.
+    const slow = 'SELECT count(*) AS n FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = -1';
+    const listeners: (() => void)[] = [];
+    const signal = { isCancellationRequested: false, onCancellationRequested: (l: () => void) => (listeners.push(l), { dispose: () => undefined }) };
+    const fire = (): void => {
+      signal.isCancellationRequested = true;
+      for (const l of listeners) l();
+    };
+    const pending = client.job(P.RunSql, { key, sql: slow, max_rows: 10 }, undefined, signal);
+    // Cancel once DuckDB is well inside the statement (the session is open and the check has run).
+    await new Promise((r) => setTimeout(r, 1500));
+    fire();
+    await assert.rejects(pending, (err: Error) => err.name === 'CancelledError');
+    // The next query answers on the same worker and run, with the figure counted here from the file.
+    const k6Requests = readFileSync(inputs.run[0], 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { type: string; metric: string })
+      .filter((o) => o.type === 'Point' && o.metric === 'http_reqs').length;
+    const next = await client.job(P.RunSql, { key, sql: 'SELECT count(*) AS n FROM pairs', max_rows: 10 });
+    assert.strictEqual(next.error, null);
+    assert.strictEqual(next.cancelled, false);
+    assert.deepStrictEqual(next.rows, [[k6Requests]]);
+    assert.strictEqual(k6Requests, 825);
+    // and the run's own store too
+    const rows = JSON.parse((await client.call(P.Query, { key, sql: 'SELECT count(*)::INTEGER AS n FROM sources', params: [] })).rows) as { n: number }[];
+    assert.strictEqual(rows[0].n, 2);
+  });
+
   it('sql to CSV and export pairs: the bytes of phasewise sql --format csv and phasewise export', async () => {
     const sql = 'SELECT * FROM windows ORDER BY 1';
     const out = path.join(dir, 'windows.csv');

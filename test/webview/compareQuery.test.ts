@@ -60,9 +60,18 @@ async function shot(hp: HostPage, name: string): Promise<void> {
   }
 }
 
+const INPUTS = { run: ['/w/healthy/k6.ndjson'], spans: ['/w/healthy/spans.otlp.jsonl'], contract: null };
+const COMPARE_STATE: C.CompareViewState = {
+  base: { run: 'run-a', file: null, label: 'healthy/k6.ndjson + spans.otlp.jsonl', inputs: INPUTS },
+  head: { run: null, file: '/w/degraded.duckdb', label: '/w/degraded.duckdb', inputs: null },
+  resamples: 2000,
+  seed: 7,
+  confidence: 0.95,
+};
+
 async function openCompare(theme: ThemeKind, c: Comparison = COMPARISON): Promise<HostPage> {
   const hp = await HostPage.open('compare', { theme, width: 1200, height: 1300 });
-  hp.channel.notify(C.DidLoad, { comparison: encodeJson(c) });
+  hp.channel.notify(C.DidLoad, { comparison: encodeJson(c), state: COMPARE_STATE });
   await hp.page.waitForSelector('[data-testid="metrics"]');
   return hp;
 }
@@ -84,6 +93,8 @@ describe('compare webview in headless Chromium', function () {
       assert.strictEqual(await hp.page.$eval('[data-testid="method"]', (e) => e.textContent), "Intervals: 95 % percentile bootstrap of HEAD − BASE, 2,000 resamples of each run in blocks of 12 s of send time (Politis–White; 25 blocks per BASE resample, 3 per HEAD), seed 7.");
       assert.ok((await hp.page.$eval('[data-testid="caution"]', (e) => e.textContent))?.includes('whole blocks of consecutive seconds'));
       await shot(hp, 'compare-dark');
+      // what the serializer gets after a reload: the pair and the bootstrap's settings
+      assert.deepStrictEqual(await hp.page.evaluate(() => (globalThis as unknown as { __state: unknown }).__state), COMPARE_STATE);
       assert.deepStrictEqual(await hp.allProblems(), []);
     } finally {
       await hp.close();
@@ -148,18 +159,61 @@ describe('compare webview in headless Chromium', function () {
   });
 });
 
+describe('compare webview restored after a reload, before its comparison', function () {
+  this.timeout(60_000);
+
+  for (const theme of ['dark', 'light'] as const) {
+    it(`says which run is no longer open and offers Reopen from the keyboard (${theme})`, async () => {
+      const hp = await HostPage.open('compare', { theme, width: 1000, height: 500 });
+      try {
+        const reopens: unknown[] = [];
+        hp.channel.onNotification(C.Reopen, (p) => reopens.push(p));
+        const message = 'This comparison cannot be recomputed: the BASE run healthy/k6.ndjson + spans.otlp.jsonl is no longer open (removed from the Runs view).';
+        hp.channel.notify(C.Status, { kind: 'gone', message, can_reopen: true, state: COMPARE_STATE });
+        await hp.page.waitForSelector('[data-testid="compare-status"][data-kind="gone"]');
+        assert.strictEqual(await hp.page.$eval('[data-testid="compare-status"] [role="alert"]', (e) => e.textContent), message);
+        assert.strictEqual(await hp.page.$eval('[data-testid="compare-status"] header .pw-muted', (e) => e.textContent), 'healthy/k6.ndjson + spans.otlp.jsonl → /w/degraded.duckdb');
+        await shot(hp, `compare-restored-gone-${theme}`);
+        await hp.page.focus('[data-testid="reopen"]');
+        await hp.page.keyboard.press('Enter');
+        for (let i = 0; i < 50 && reopens.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        assert.deepStrictEqual(reopens, [{}]);
+        // the state stays saved, so a second reload still knows the pair
+        assert.deepStrictEqual(await hp.page.evaluate(() => (globalThis as unknown as { __state: unknown }).__state), COMPARE_STATE);
+        // the recomputed comparison replaces the message
+        hp.channel.notify(C.DidLoad, { comparison: encodeJson(COMPARISON), state: COMPARE_STATE });
+        await hp.page.waitForSelector('[data-testid="metrics"]');
+        assert.strictEqual(await hp.page.$('[data-testid="compare-status"]'), null);
+        assert.deepStrictEqual(await hp.allProblems(), []);
+      } finally {
+        await hp.close();
+      }
+    });
+  }
+});
+
 const VIEWS: Q.ViewDoc[] = [
   { name: 'pairs', meaning: 'one row per client request', columns: [{ name: 'request_no', type: 'BIGINT', meaning: 'the request, in order' }, { name: 'trace_id', type: 'VARCHAR', meaning: 'W3C trace ID' }] },
   { name: 'spans', meaning: 'one row per server span', columns: [{ name: 'span_id', type: 'VARCHAR', meaning: 'the span' }] },
 ];
 
-async function openQuery(theme: ThemeKind): Promise<{ hp: HostPage; asked: string[]; exports: string[] }> {
+const QUERY_STATE = { run: 'run-a', label: 'k6.ndjson + spans.otlp.jsonl', inputs: INPUTS };
+
+/** The query webview on the host page; `slow` answers a query containing "range(" only once `release` is called. */
+async function openQuery(theme: ThemeKind): Promise<{ hp: HostPage; asked: string[]; exports: string[]; cancels: string[]; release: (cancelledAfterMs: number) => void }> {
   const hp = await HostPage.open('query', { theme, width: 1300, height: 800 });
   const asked: string[] = [];
   const exports: string[] = [];
-  hp.channel.onRequest(Q.Run, ({ sql }) => {
+  const cancels: string[] = [];
+  let release: (ms: number) => void = () => undefined;
+  hp.channel.onNotification(Q.Cancel, ({ what }) => cancels.push(what));
+  hp.channel.onRequest(Q.Run, async ({ sql }) => {
     asked.push(sql);
-    if (/nope/.test(sql)) return { columns: [], types: [], rows: [], truncated: false, ms: 1, error: 'DuckDB could not run the query: Binder Error: Referenced column "nope" not found in FROM clause!' };
+    if (/range\(/.test(sql)) {
+      const ms = await new Promise<number>((r) => (release = r));
+      return { columns: [], types: [], rows: [], truncated: false, ms, error: null, cancelled: true };
+    }
+    if (/nope/.test(sql)) return { columns: [], types: [], rows: [], truncated: false, ms: 1, error: 'DuckDB could not run the query: Binder Error: Referenced column "nope" not found in FROM clause!', cancelled: false };
     return {
       columns: ['request_no', 'trace_id', 'gpu_queue_ms', 'matched'],
       types: ['BIGINT', 'VARCHAR', 'DOUBLE', 'BOOLEAN'],
@@ -171,6 +225,7 @@ async function openQuery(theme: ThemeKind): Promise<{ hp: HostPage; asked: strin
       truncated: true,
       ms: 4.25,
       error: null,
+      cancelled: false,
     };
   });
   hp.channel.onNotification(Q.ExportCsv, ({ sql }) => {
@@ -178,10 +233,107 @@ async function openQuery(theme: ThemeKind): Promise<{ hp: HostPage; asked: strin
     hp.channel.notify(Q.Exported, { status: 'written', message: '3 rows written to /tmp/q.csv (1 KB).' });
   });
   hp.channel.onNotification(ReportProblem, (p) => hp.problems.push(p.message));
-  hp.channel.notify(Q.DidLoad, { run: 'k6.ndjson + spans.otlp.jsonl', views: VIEWS, views_version: 1, max_rows: 3, sql: 'SELECT * FROM pairs LIMIT 3' });
+  hp.channel.notify(Q.DidLoad, { run: 'k6.ndjson + spans.otlp.jsonl', views: VIEWS, views_version: 1, max_rows: 3, sql: 'SELECT * FROM pairs LIMIT 3', state: QUERY_STATE });
   await hp.page.waitForSelector('[data-testid="sql"]');
-  return { hp, asked, exports };
+  return { hp, asked, exports, cancels, release: (ms) => release(ms) };
 }
+
+const SLOW = 'SELECT count(*) FROM range(1000000) a, range(1000000) b';
+
+async function waitUntil(what: string, fn: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const statusText = (hp: HostPage): Promise<string | null> => hp.page.$eval('[data-testid="status"]', (e) => e.textContent);
+
+describe('query webview: a long query shows its progress and can be cancelled', function () {
+  this.timeout(60_000);
+
+  for (const [theme, key] of [['dark', 'Cancel button from the keyboard'], ['light', 'Escape']] as const) {
+    it(`Running… with a Cancel button; ${key} asks the host to cancel; the answer says "cancelled after N s" (${theme})`, async () => {
+      const { hp, cancels, release } = await openQuery(theme);
+      try {
+        await hp.page.fill('[data-testid="sql"]', SLOW);
+        await hp.page.focus('[data-testid="sql"]');
+        await hp.page.keyboard.press('Control+Enter');
+        await hp.page.waitForSelector('[data-testid="cancel"]');
+        assert.match((await statusText(hp)) ?? '', /^Running… \d+\.\d s$/);
+        // the text is saved with the run as it is typed and run (the serializer's state after a reload)
+        assert.deepStrictEqual(await hp.page.evaluate(() => (globalThis as unknown as { __state: unknown }).__state), { ...QUERY_STATE, sql: SLOW });
+        await hp.page.waitForTimeout(1100);
+        await shot(hp, `query-running-${theme}`);
+        if (key === 'Escape') await hp.page.keyboard.press('Escape');
+        else {
+          await hp.page.focus('[data-testid="cancel"]');
+          await hp.page.keyboard.press('Enter');
+        }
+        await waitUntil('the cancel', () => cancels.length > 0);
+        assert.deepStrictEqual(cancels, ['query']);
+        assert.match((await statusText(hp)) ?? '', /^Cancelling after \d+\.\d s…$/);
+        release(2345);
+        await waitUntil('the cancelled answer', async () => (await statusText(hp))?.startsWith('Cancelled') === true);
+        assert.strictEqual(await statusText(hp), 'Cancelled after 2.3 s; the run is unchanged and answers the next query.');
+        assert.strictEqual(await hp.page.$('[data-testid="cancel"]'), null, 'the Cancel button goes with the query');
+        assert.strictEqual(await hp.page.$('[data-testid="rows"]'), null);
+        // the next query answers
+        await hp.page.fill('[data-testid="sql"]', 'SELECT * FROM pairs LIMIT 3');
+        await hp.page.click('[data-testid="run"]');
+        await hp.page.waitForSelector('[data-testid="rows"]');
+        assert.strictEqual(await statusText(hp), '3 rows in 4.3 ms · the first 3 are shown; more exist (Export CSV writes every row)');
+        assert.deepStrictEqual(await hp.allProblems(), []);
+      } finally {
+        await hp.close();
+      }
+    });
+  }
+
+  it('an export in flight has its own Cancel; Escape with nothing running sends nothing', async () => {
+    const { hp, cancels } = await openQuery('dark');
+    try {
+      await hp.page.focus('[data-testid="sql"]');
+      await hp.page.keyboard.press('Escape');
+      // an export that does not finish by itself (this host never answers it)
+      hp.channel.onNotification(Q.ExportCsv, () => undefined);
+      await hp.page.click('[data-testid="export"]');
+      await hp.page.waitForSelector('[data-testid="cancel-export"]');
+      assert.deepStrictEqual(cancels, []);
+      await hp.page.focus('[data-testid="cancel-export"]');
+      await hp.page.keyboard.press('Enter');
+      await waitUntil('the export cancel', () => cancels.length > 0);
+      assert.deepStrictEqual(cancels, ['export']);
+      assert.strictEqual(await hp.page.$eval('[data-testid="export-note"]', (e) => e.textContent), 'Cancelling the export…');
+      hp.channel.notify(Q.Exported, { status: 'cancelled', message: 'Export cancelled.' });
+      await waitUntil('the note', async () => (await hp.page.$eval('[data-testid="export-note"]', (e) => e.textContent)) === 'Export cancelled.');
+    } finally {
+      await hp.close();
+    }
+  });
+
+  it('a restored panel whose run is gone says so, keeps the text and offers Reopen', async () => {
+    const hp = await HostPage.open('query', { theme: 'dark', width: 1000, height: 500 });
+    try {
+      const reopens: unknown[] = [];
+      hp.channel.onNotification(Q.Reopen, (p) => reopens.push(p));
+      hp.channel.notify(Q.RunGone, { label: 'k6.ndjson + spans.otlp.jsonl', sql: SLOW, can_reopen: true });
+      await hp.page.waitForSelector('[data-testid="run-gone"]');
+      assert.strictEqual(await hp.page.$eval('[data-testid="run-gone"] [role="alert"]', (e) => e.textContent), 'The run k6.ndjson + spans.otlp.jsonl is no longer open (it was removed from the Runs view), so this query cannot run. Reopen it from its files to query it again.');
+      assert.strictEqual(await hp.page.$eval('[data-testid="run-gone"] pre', (e) => e.textContent), SLOW);
+      await hp.page.focus('[data-testid="reopen"]');
+      await hp.page.keyboard.press('Enter');
+      await waitUntil('reopen', () => reopens.length > 0);
+      hp.channel.notify(Q.DidLoad, { run: 'k6.ndjson + spans.otlp.jsonl', views: VIEWS, views_version: 1, max_rows: 3, sql: SLOW, state: QUERY_STATE });
+      await hp.page.waitForSelector('[data-testid="sql"]');
+      assert.strictEqual(await hp.page.$eval('[data-testid="sql"]', (e) => (e as unknown as { value: string }).value), SLOW);
+      assert.deepStrictEqual(await hp.allProblems(), []);
+    } finally {
+      await hp.close();
+    }
+  });
+});
 
 describe('query webview in headless Chromium', function () {
   this.timeout(60_000);

@@ -49,7 +49,35 @@ export class CompareApp {
     private readonly root: HTMLElement,
     private readonly bridge: Bridge,
   ) {
-    bridge.endpoint.onNotification(C.DidLoad, (p) => this.guard(() => this.load(decodeJson(p.comparison, C.comparisonJson, 'compare/didLoad comparison'))));
+    bridge.endpoint.onNotification(C.DidLoad, (p) =>
+      this.guard(() => {
+        // Saved for the panel's serializer: after a reload the host recomputes this pair.
+        bridge.setState(p.state);
+        this.load(decodeJson(p.comparison, C.comparisonJson, 'compare/didLoad comparison'));
+      }),
+    );
+    bridge.endpoint.onNotification(C.Status, (p) => this.guard(() => this.status(p)));
+  }
+
+  /** A restored panel before its comparison: recomputing, a run no longer open (with Reopen), or a failure. */
+  status(p: C.StatusParams): void {
+    this.bridge.setState(p.state);
+    this.comparison = undefined;
+    const reopen = p.can_reopen
+      ? vs('vscode-button', {}, { attrs: { 'data-testid': 'reopen', title: 'Open the runs again from their files and recompute the comparison' }, on: { click: () => this.bridge.endpoint.notify(C.Reopen, {}) } }, 'Reopen and compare')
+      : null;
+    replaceChildren(
+      this.root,
+      h(
+        'main',
+        { class: 'cp-app', attrs: { 'data-testid': 'compare-status', 'data-kind': p.kind } },
+        h('header', { class: 'cp-head' }, h('h1', null, 'Compare runs'), h('span', { class: 'pw-muted' }, `${p.state.base.label} → ${p.state.head.label}`)),
+        p.kind === 'busy'
+          ? h('p', { role: 'status', attrs: { 'aria-live': 'polite' } }, p.message)
+          : h('div', { class: 'pw-error-banner', role: 'alert' }, p.message),
+        reopen,
+      ),
+    );
   }
 
   showError(p: ShowErrorParams): void {

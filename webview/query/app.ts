@@ -2,8 +2,10 @@
  * Query Run…: a SQL box (Ctrl+Enter or Run), the result as a table (column names with their DuckDB
  * types, NULL shown as such, numbers right-aligned), Copy (the rows shown, TSV) and Export CSV (every
  * row, written by the host as `phasewise sql --format csv`). A refused or failing query shows the
- * reason the core gives (DuckDB's first line). The run's documented views are listed beside the box;
- * each can be put into the box. Text nodes only.
+ * reason the core gives (DuckDB's first line). While a query runs the status line counts its seconds
+ * and a Cancel button (or Escape anywhere in the view) stops it on the run worker; an export in flight
+ * has its own Cancel. The run's documented views are listed beside the box; each can be put into the
+ * box. The box's text is saved with setState (a window reload brings it back). Text nodes only.
  */
 import type { ShowErrorParams } from '../../src/protocol/common';
 import { Copy } from '../../src/protocol/common';
@@ -39,20 +41,35 @@ export class QueryApp {
           void this.run();
         }
       },
+      input: () => this.saveSoon(),
     },
   });
   private readonly status = h('div', { class: 'qr-status', role: 'status', attrs: { 'aria-live': 'polite', 'data-testid': 'status' } });
   private readonly problem = h('div', { class: 'qr-problem', attrs: { 'data-testid': 'problem' } });
   private readonly result = h('div', { class: 'qr-result', attrs: { 'data-testid': 'result' } });
   private readonly exportNote = h('span', { class: 'pw-muted', attrs: { 'aria-live': 'polite', 'data-testid': 'export-note' } });
+  private readonly cancelSlot = h('span', { class: 'qr-cancel' });
   private seq = 0;
+  /** The query in flight: when it started, and the timer that counts its seconds. */
+  private running: { started: number; timer: ReturnType<typeof setInterval> } | undefined;
+  private exporting = false;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly bridge: Bridge,
   ) {
     bridge.endpoint.onNotification(Q.DidLoad, (p) => this.guard(() => this.load(p)));
-    bridge.endpoint.onNotification(Q.Exported, (p) => replaceChildren(this.exportNote, p.message));
+    bridge.endpoint.onNotification(Q.Exported, (p) => {
+      this.exporting = false;
+      replaceChildren(this.exportNote, p.message);
+    });
+    bridge.endpoint.onNotification(Q.RunGone, (p) => this.guard(() => this.gone(p)));
+    // Escape anywhere in the view stops what is in flight (the query first).
+    window.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || (this.running === undefined && !this.exporting)) return;
+      e.preventDefault();
+      this.cancel(this.running !== undefined ? 'query' : 'export');
+    });
   }
 
   showError(p: ShowErrorParams): void {
@@ -72,6 +89,7 @@ export class QueryApp {
     const first = this.loaded === undefined;
     this.loaded = p;
     if (first) (this.box as HTMLTextAreaElement).value = p.sql;
+    this.save();
     const button = (label: string, testid: string, title: string, onClick: () => void, secondary = true): HTMLElement =>
       vs('vscode-button', { secondary }, { attrs: { 'data-testid': testid, title }, on: { click: onClick } }, label);
     replaceChildren(
@@ -93,7 +111,7 @@ export class QueryApp {
             this.exportNote,
           ),
           this.problem,
-          this.status,
+          h('div', { class: 'qr-status-row' }, this.status, this.cancelSlot),
           this.result,
         ),
         viewsList(p.views, (sql) => {
@@ -104,24 +122,77 @@ export class QueryApp {
     );
   }
 
-  /** Runs the box's query; a later run's answer wins over an earlier one still in flight. */
+  /** A restored panel whose run is no longer open: say so, keep the text, offer to reopen the run. */
+  private gone(p: Q.RunGoneParams): void {
+    (this.box as HTMLTextAreaElement).value = p.sql;
+    const reopen = p.can_reopen
+      ? vs('vscode-button', {}, { attrs: { 'data-testid': 'reopen', title: 'Open the run again from its files and query it' }, on: { click: () => this.bridge.endpoint.notify(Q.Reopen, {}) } }, 'Reopen the run')
+      : null;
+    replaceChildren(
+      this.root,
+      h(
+        'main',
+        { class: 'qr-app qr-gone', attrs: { 'data-testid': 'run-gone' } },
+        h(
+          'div',
+          { class: 'qr-main' },
+          h('header', { class: 'qr-head' }, h('h1', null, 'Query: ', p.label)),
+          h('div', { class: 'pw-error-banner', role: 'alert' }, `The run ${p.label} is no longer open (it was removed from the Runs view), so this query cannot run.`, p.can_reopen ? ' Reopen it from its files to query it again.' : ' Open it again with Phasewise: Open Run….'),
+          h('div', { class: 'qr-actions' }, reopen),
+          h('pre', { class: 'qr-box pw-mono', attrs: { 'aria-label': 'the saved query' } }, p.sql),
+        ),
+      ),
+    );
+  }
+
+  /** Runs the box's query; a later run's answer wins over an earlier one still in flight (the host cancels that one). */
   async run(): Promise<void> {
     const sql = (this.box as HTMLTextAreaElement).value;
     const seq = ++this.seq;
-    replaceChildren(this.status, 'Running…');
+    this.startRunning();
     replaceChildren(this.problem);
+    this.save();
     try {
       const a = await this.bridge.endpoint.request(Q.Run, { sql });
       if (seq !== this.seq) return;
+      this.stopRunning();
       this.guard(() => this.show(a));
     } catch (err) {
       if (seq !== this.seq) return;
+      this.stopRunning();
       replaceChildren(this.status);
       replaceChildren(this.problem, h('div', { class: 'pw-error-banner', role: 'alert' }, err instanceof Error ? err.message : String(err)));
     }
   }
 
+  /** Asks the host to stop the query (its answer says `cancelled`) or the export in flight. */
+  cancel(what: 'query' | 'export'): void {
+    if (what === 'query' && this.running !== undefined) replaceChildren(this.status, `Cancelling after ${seconds(performance.now() - this.running.started)}…`);
+    if (what === 'export') replaceChildren(this.exportNote, 'Cancelling the export…');
+    this.bridge.endpoint.notify(Q.Cancel, { what });
+  }
+
+  private startRunning(): void {
+    this.stopRunning();
+    const started = performance.now();
+    const tick = (): void => replaceChildren(this.status, h('span', { class: 'qr-spinner', attrs: { 'aria-hidden': 'true' } }), `Running… ${seconds(performance.now() - started)}`);
+    tick();
+    this.running = { started, timer: setInterval(tick, 1000) };
+    const cancel = vs('vscode-button', { secondary: true }, { attrs: { 'data-testid': 'cancel', title: 'Stop the query (Escape)' }, on: { click: () => this.cancel('query') } }, 'Cancel');
+    replaceChildren(this.cancelSlot, cancel, h('span', { class: 'pw-muted' }, ' Escape also cancels.'));
+  }
+
+  private stopRunning(): void {
+    if (this.running !== undefined) clearInterval(this.running.timer);
+    this.running = undefined;
+    replaceChildren(this.cancelSlot);
+  }
+
   private show(a: Q.QueryAnswer): void {
+    if (a.cancelled) {
+      replaceChildren(this.status, `Cancelled after ${seconds(a.ms)}; the run is unchanged and answers the next query.`);
+      return;
+    }
     if (a.error !== null) {
       this.answer = undefined;
       replaceChildren(this.status);
@@ -145,9 +216,29 @@ export class QueryApp {
   }
 
   private exportCsv(): void {
-    replaceChildren(this.exportNote, 'Exporting…');
+    this.exporting = true;
+    const cancel = h('button', { class: 'pw-link', attrs: { type: 'button', 'data-testid': 'cancel-export', title: 'Stop the export (Escape); nothing is left half-written' }, on: { click: () => this.cancel('export') } }, 'Cancel');
+    replaceChildren(this.exportNote, 'Exporting… ', cancel);
     this.bridge.endpoint.notify(Q.ExportCsv, { sql: (this.box as HTMLTextAreaElement).value });
   }
+
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private saveSoon(): void {
+    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.save(), 300);
+  }
+
+  /** The run and the box's text, for the panel's serializer after a reload. */
+  private save(): void {
+    if (this.loaded === undefined) return;
+    const state: Q.QueryViewState = { ...this.loaded.state, sql: (this.box as HTMLTextAreaElement).value };
+    this.bridge.setState(state);
+  }
+}
+
+/** Elapsed time as the status line says it: `0.4 s`, `12 s`. */
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
 function resultTable(a: Q.QueryAnswer): HTMLElement {

@@ -10,7 +10,10 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { DEFAULT_COMPARE_SETTINGS, type CompareSettings } from '../../core/compare/compareRuns';
 import { exportFormatOf } from '../../core/views/exportPairs';
-import type { ComparePanels } from '../panels/comparePanel';
+import type { CompareSideState, CompareViewState } from '../../protocol/compare';
+import type { JsonText } from '../../protocol/schema';
+import type { Comparison } from '../../core/compare/compareRuns';
+import type { ComparePanels, CompareTarget, ComputeComparison } from '../panels/comparePanel';
 import type { QueryPanels } from '../panels/queryPanel';
 import type { RunEntry } from '../runs/runCatalog';
 import type { RunManager } from '../runs/runManager';
@@ -69,9 +72,23 @@ async function pickSide(runs: RunManager, role: 'BASE' | 'HEAD', other: Pick | u
   return uri === undefined ? undefined : { file: uri[0].fsPath };
 }
 
-async function sideOf(runs: RunManager, p: Pick): Promise<P.CompareSide> {
-  if ('file' in p) return { key: null, file: p.file, label: p.file };
-  return { key: await runs.ensure(p.run.id), file: null, label: p.run.label };
+/** BASE and HEAD compared on the worker with a cancellable progress notification (also a restored panel's recompute). */
+export function computeComparison(runs: RunManager): ComputeComparison {
+  return (base, head, names, settings) =>
+    Promise.resolve(
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Phasewise: comparing ${names[0]} → ${names[1]} (${settings.resamples} resamples)`, cancellable: true },
+        async (_progress, token): Promise<JsonText<Comparison>> => {
+          const side = async (t: CompareTarget, label: string): Promise<P.CompareSide> => ('file' in t ? { key: null, file: t.file, label: t.file } : { key: await runs.ensure(t.run), file: null, label });
+          const [b, h] = [await side(base, names[0]), await side(head, names[1])];
+          return (await runs.client.job(P.CompareRuns, { base: b, head: h, settings: readRunSettings(), compare: settings }, undefined, token)).comparison;
+        },
+      ),
+    );
+}
+
+function sideState(p: Pick): CompareSideState {
+  return 'run' in p ? { run: p.run.id, file: null, label: p.run.label, inputs: p.run.inputs } : { run: null, file: p.file, label: p.file, inputs: null };
 }
 
 /**
@@ -88,15 +105,10 @@ export function compareRunsCommand(deps: CompareCommandDeps): (base?: unknown, h
     const name = (p: Pick): string => ('run' in p ? p.run.label : path.basename(p.file));
     const settings = compareSettings();
     try {
-      const comparison = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Phasewise: comparing ${name(base)} → ${name(head)} (${settings.resamples} resamples)`, cancellable: true },
-        async (_progress, token) => {
-          const [b, h] = [await sideOf(deps.runs, base), await sideOf(deps.runs, head)];
-          return (await deps.runs.client.job(P.CompareRuns, { base: b, head: h, settings: readRunSettings(), compare: settings }, undefined, token)).comparison;
-        },
-      );
-      const id = (p: Pick): string => ('run' in p ? p.run.id : p.file);
-      deps.compares.show({ base: id(base), head: id(head) }, `Compare: ${name(base)} → ${name(head)}`, comparison);
+      const target = (p: Pick): CompareTarget => ('run' in p ? { run: p.run.id } : { file: p.file });
+      const comparison = await computeComparison(deps.runs)(target(base), target(head), ['run' in base ? base.run.label : base.file, 'run' in head ? head.run.label : head.file], settings);
+      const state: CompareViewState = { base: sideState(base), head: sideState(head), resamples: settings.resamples, seed: settings.seed, confidence: settings.confidence };
+      deps.compares.show(state, `Compare: ${name(base)} → ${name(head)}`, comparison);
       deps.log.info(`compare: ${name(base)} → ${name(head)}, ${settings.resamples} resamples, seed ${settings.seed}`);
       return comparison;
     } catch (err) {

@@ -18,10 +18,10 @@ import {
   showTraceCommand,
   type RunCommandDeps,
 } from '../commands/runCommands';
-import { compareRunsCommand, exportPairsCommand, queryRunCommand } from '../commands/compareCommands';
-import { ComparePanels } from '../panels/comparePanel';
+import { compareRunsCommand, computeComparison, exportPairsCommand, queryRunCommand } from '../commands/compareCommands';
+import { COMPARE_VIEW_TYPE, ComparePanels } from '../panels/comparePanel';
 import type { LoggedMessage } from '../panels/panelHost';
-import { QueryPanels } from '../panels/queryPanel';
+import { QUERY_VIEW_TYPE, QueryPanels } from '../panels/queryPanel';
 import { REPORT_VIEW_TYPE, ReportPanels } from '../panels/reportPanel';
 import { WATERFALL_VIEW_TYPE, WaterfallPanels } from '../panels/waterfallPanel';
 import type { Registry } from '../registry';
@@ -70,7 +70,7 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
   const runs = new RunManager(catalog, client, () => context.globalStorageUri.fsPath, log);
   const waterfalls = new WaterfallPanels({ extensionUri: context.extensionUri, runs, log });
   const reports = new ReportPanels({ extensionUri: context.extensionUri, runs, log, openTrace: waterfalls.show });
-  const compares = new ComparePanels(context.extensionUri, log);
+  const compares = new ComparePanels(context.extensionUri, log, runs, computeComparison(runs));
   const queries = new QueryPanels(runs, context.extensionUri, log);
   const showReport = (runId: string): Promise<void> => reports.show(runId);
   const openDeps = { runs, log, showReport };
@@ -153,6 +153,8 @@ export function registerRunFeatures(registry: Registry, context: vscode.Extensio
     queries,
     vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
     vscode.window.registerWebviewPanelSerializer(WATERFALL_VIEW_TYPE, waterfalls),
+    vscode.window.registerWebviewPanelSerializer(COMPARE_VIEW_TYPE, compares),
+    vscode.window.registerWebviewPanelSerializer(QUERY_VIEW_TYPE, queries),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsAnalysis(e)) void runs.settingsChanged();
       if (e.affectsConfiguration('phasewise.slowTraces')) void slowTree.reload(true);

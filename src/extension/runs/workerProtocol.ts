@@ -11,7 +11,7 @@
  * No vscode and no DuckDB import: the host bundle, the worker and plain-Node tests all use this file.
  */
 import type { SerializedError } from './workerErrors';
-import { gateRow } from '../../protocol/common';
+import { gateRow, runInputs } from '../../protocol/common';
 import { notification, request } from '../../protocol/ipc';
 import { breakdown, reportViewModelJson, traceSelection } from '../../protocol/report';
 import { array, boolean, jsonText, literal, nullable, number, object, optional, record, string, unknown, type Infer, type Schema } from '../../protocol/schema';
@@ -51,7 +51,7 @@ export const runSettings = object({
 export type RunSettings = Infer<typeof runSettings>;
 
 /** What a run is made of. Paths are absolute. */
-export const runInputs = object({ run: array(string), spans: array(string), contract: nullable(string) });
+export { runInputs };
 export type RunInputs = Infer<typeof runInputs>;
 
 const fingerprint = object({ path: string, side: literal('client', 'server'), size: number, mtimeMs: number });

@@ -107,11 +107,11 @@ export async function runSql(runs: RunStates, target: SessionTarget, sql: string
     return await session(runs, target, { untrustedQueries: true }, async (views) => {
       job.attach(views.store);
       const r = await runSelect(views.store, sql, maxRows);
-      return { columns: r.columns, types: r.types, rows: r.rows.map((row) => row.map(cellValue)), truncated: r.truncated, ms: performance.now() - t0, error: null };
+      return { columns: r.columns, types: r.types, rows: r.rows.map((row) => row.map(cellValue)), truncated: r.truncated, ms: performance.now() - t0, error: null, cancelled: false };
     });
   } catch (err) {
     if (!(err instanceof QueryRefused)) throw err;
-    return { columns: [], types: [], rows: [], truncated: false, ms: performance.now() - t0, error: readableRefusal(err.reason) };
+    return { columns: [], types: [], rows: [], truncated: false, ms: performance.now() - t0, error: readableRefusal(err.reason), cancelled: false };
   }
 }
 
