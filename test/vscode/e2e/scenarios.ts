@@ -6,6 +6,7 @@ import type { SuiteResults } from '../suite/index';
 import { FIXTURE } from '../harness/workspace';
 import { activeEditorText, closeQuickInput, notificationTexts, openPalette, paletteRows, pickInFileDialog, runCommandFromPalette } from './workbench';
 import { openWithProgress } from './progressScenario';
+import { restoreAfterReload } from './restoreScenario';
 
 export interface E2eOutcome {
   name: string;
@@ -326,6 +327,23 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       }),
     );
   }
+
+  // 7b. Compare Runs… and Query Run… through the UI (a slow query cancelled with Escape), a reload, and
+  //     both panels restored with the figures of phasewise compare and phasewise sql.
+  out.push(
+    await attempt('Query Run… cancels a slow query; after a reload the compare and query panels are restored with the CLI\'s figures', page, ctx, async () => {
+      await showPhasewiseViews(page);
+      await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'k6.ndjson + spans.otlp.jsonl' }).first().click();
+      return restoreAfterReload(
+        page,
+        ctx.workspace,
+        ctx.artifacts,
+        waitFor,
+        (name) => page.screenshot({ path: path.join(ctx.artifacts, `${name}.png`) }).then(() => undefined),
+        async (name) => setColorTheme(page, name),
+      );
+    }),
+  );
 
   // 8. A large run: the progress notification says which file, how far, how fast and how long.
   out.push(
