@@ -64,7 +64,12 @@ export async function restoreAfterReload(page: Page, workspace: string, artifact
   await closeQuickInput(page);
   await runCommandFromPalette(page, 'Phasewise: Compare Runs');
   await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: runLabel }).first().click({ timeout: 20_000 });
-  await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'A database file' }).first().click({ timeout: 20_000 });
+  // The second pick replaces the first under an animation (its rows are inert for a while): by keyboard.
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: '(2/2)' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'A database file' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'database' }).first().waitFor({ state: 'visible', timeout: 20_000 });
   await answerQuickInput(page, db);
   const before = await waitFor('the comparison webview', 120_000, () => frameWith(page, '[data-testid="metrics"]'));
   const rowsBefore = await compareRows(before);
