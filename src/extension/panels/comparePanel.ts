@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import * as C from '../../protocol/compare';
 import type { JsonText } from '../../protocol/schema';
 import type { Comparison, CompareSettings } from '../../core/compare/compareRuns';
+import { CancelledError } from '../../core/errors';
 import type { RunManager } from '../runs/runManager';
 import { PanelHost } from './panelHost';
 
@@ -89,7 +90,7 @@ class ComparePanel extends PanelHost {
       if (!this.isDisposed) this.update(comparison, this.state);
     } catch (err) {
       if (this.isDisposed) return;
-      const cancelled = err instanceof Error && err.name === 'CancelledError';
+      const cancelled = err instanceof CancelledError;
       this.setStatus('failed', cancelled ? 'Recomputing the comparison was cancelled. Run Phasewise: Compare Runs… to compare again.' : `The comparison could not be recomputed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }

@@ -54,7 +54,7 @@ async function queryCells(frame: Frame): Promise<string[][]> {
   return frame.$$eval('[data-testid="rows"] tbody tr', (trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent ?? '')));
 }
 
-export async function restoreAfterReload(page: Page, workspace: string, artifacts: string, waitFor: WaitFor, shot: (name: string) => Promise<void>, setTheme: (name: string) => Promise<void>): Promise<Record<string, unknown>> {
+export async function restoreAfterReload(page: Page, workspace: string, artifacts: string, waitFor: WaitFor, shot: (name: string) => Promise<void>): Promise<Record<string, unknown>> {
   const samples = path.join(workspace, FIXTURE.samples);
   const db = path.join(artifacts, 'restore-samples.duckdb');
   cli(['analyze', '--run', path.join(samples, 'k6.ndjson'), '--spans', path.join(samples, 'spans.otlp.jsonl'), '--contract', path.join(samples, 'steady.loadcontract.yaml'), '--db', db, '--quiet']);
@@ -112,10 +112,6 @@ export async function restoreAfterReload(page: Page, workspace: string, artifact
   if (JSON.stringify(rowsAfter) !== JSON.stringify(rowsBefore)) throw new Error('the restored comparison differs from the one shown before the reload');
   await page.waitForTimeout(800);
   await shot('compare-restored-dark');
-  await setTheme('Light Modern');
-  await page.waitForTimeout(2500);
-  await shot('compare-restored-light');
-  await setTheme('Dark Modern');
 
   // The query panel with its text; it runs again and answers as phasewise sql does.
   await page.locator('.tabs-container .tab', { hasText: 'Query:' }).first().click({ timeout: 60_000 });

@@ -340,7 +340,6 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
         ctx.artifacts,
         waitFor,
         (name) => page.screenshot({ path: path.join(ctx.artifacts, `${name}.png`) }).then(() => undefined),
-        async (name) => setColorTheme(page, name),
       );
     }),
   );
