@@ -14,6 +14,9 @@ import { buildLargeContract } from '../contractValidation';
 import { ValidationScheduler } from '../../src/extension/contract/scheduler';
 import { ContractWorkerClient } from '../../src/extension/contract/worker/contractClient';
 import type { ContractFormModel } from '../../src/core/contract/form/types';
+import * as F from '../../src/protocol/contractForm';
+import type { ParamsOf } from '../../src/protocol/ipc';
+import { encodeJson } from '../../src/protocol/schema';
 import { closeBrowser, HostPage } from '../../test/webview/harness';
 import { median } from './webview';
 
@@ -44,8 +47,10 @@ interface BenchWindow {
 }
 declare const window: BenchWindow;
 
-function updateParams(version: number, model: ContractFormModel): unknown {
-  return { version, dirty: version > 1, model: JSON.stringify(model), k6: null, runs: { runs: [], selected: null, reason: 'No run is open in the Runs view.', preview: null } };
+// Typed by the protocol, so a changed update message is a compile error here: an untyped copy had
+// lost `evaluation`, the page refused the update and the bench waited for its frame forever.
+function updateParams(version: number, model: ContractFormModel): ParamsOf<typeof F.Update> {
+  return { version, dirty: version > 1, model: encodeJson(model), k6: null, runs: { runs: [], selected: null, reason: 'No run is open in the Runs view.', preview: null }, evaluation: null };
 }
 
 /** The update put into the page outside the timing, then one message → the frame after `data-version` shows it. */
@@ -55,11 +60,12 @@ async function timeUpdate(hp: HostPage, version: number, model: ContractFormMode
   }, JSON.stringify(updateParams(version, model)));
   return hp.page.evaluate(
     (v) =>
-      new Promise<number>((resolve) => {
+      new Promise<number>((resolve, reject) => {
         const t0 = window.performance.now();
         window.postMessage({ phasewise: 1, kind: 'notification', method: 'contractForm/update', params: window.__params }, '*');
         const wait = (): void =>
           window.requestAnimationFrame(() => {
+            if (window.performance.now() - t0 > 30000) return reject(new Error(`the form did not show version ${v} within 30 s (update refused?)`));
             if (window.document.querySelector(`[data-version="${v}"]`) === null) return wait();
             window.requestAnimationFrame(() => resolve(window.performance.now() - t0));
           });
