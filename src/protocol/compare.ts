@@ -9,15 +9,35 @@
  * the panel's serializer recomputes the comparison from it (`compare/status` says so meanwhile), or,
  * when a run is no longer open, says which and offers `compare/reopen`.
  */
-import type { Comparison } from '../core/compare/compareRuns';
+import type { Comparison, RunSide } from '../core/compare/compareRuns';
 import { runInputs } from './common';
 import { notification } from './ipc';
 import { array, boolean, jsonText, literal, model, nullable, number, object, string, type Infer, type Schema } from './schema';
 
-const runSide = object({
+/**
+ * A side's join, every figure the view shows (`phasewise compare` prints the same): the key
+ * (`request_id` names the span attribute it read), coverage (null when not applicable), lost roots
+ * and each kind of collision. Declared whole so a renamed field fails here, not as a blank cell.
+ */
+const sideJoin = model<RunSide['join']>()({
+  key: literal('trace_id', 'request_id'),
+  key_attribute: nullable(string),
+  applicable: boolean,
+  client_requests: number,
+  matched: number,
+  coverage: nullable(number),
+  orphan_server_roots: number,
+  lost_roots: number,
+  duplicate_trace_ids: number,
+  client_duplicate_trace_ids: number,
+  server_multi_root_traces: number,
+  server_ambiguous_ids: number,
+});
+
+const runSide = model<RunSide>()({
   label: string,
-  outcomes: object({ started: number, succeeded: number }),
-  join: object({ client_requests: number, matched: number, coverage: nullable(number) }),
+  outcomes: model<RunSide['outcomes']>()({ started: number, succeeded: number }),
+  join: sideJoin,
 });
 
 /** The fields the view cannot render without (the rest is read as the core declares it). */
@@ -29,8 +49,8 @@ export const comparison: Schema<Comparison> = model<Comparison>()({
   seed: number,
   interval_assumption: string,
   block: object({ length_s: number, bin_s: number, rule: string, blocks_base: number, blocks_head: number }),
-  base: runSide as unknown as Schema<Comparison['base']>,
-  head: runSide as unknown as Schema<Comparison['head']>,
+  base: runSide,
+  head: runSide,
   metrics: array(object({ metric: string, population: string, n_base: number, n_head: number })) as unknown as Schema<Comparison['metrics']>,
   moved: array(object({ metric: string, stat: string })) as unknown as Schema<Comparison['moved']>,
 });

@@ -10,7 +10,8 @@ import type { Comparison } from '../../src/core/compare/compareRuns';
 import { Copy, ReportProblem, type ThemeKind } from '../../src/protocol/common';
 import * as C from '../../src/protocol/compare';
 import * as Q from '../../src/protocol/query';
-import { encodeJson } from '../../src/protocol/schema';
+import { decodeJson, encodeJson } from '../../src/protocol/schema';
+import { renderComparison } from '../../src/core/compare/render';
 import { closeBrowser, HostPage } from './harness';
 
 const ledger = (started: number, succeeded: number, rejected: number): Comparison['base']['outcomes'] => ({
@@ -126,9 +127,10 @@ describe('compare webview in headless Chromium', function () {
       ]);
       const ledgers = await hp.page.$$eval('[data-testid="ledgers"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
       assert.deepStrictEqual(ledgers.find((r) => r[0] === 'rejected'), ['rejected', '12', '40']);
-      assert.deepStrictEqual(ledgers.find((r) => r[0] === 'join coverage'), ['join coverage', '96.7 % (870 of 900)', '95.6 % (860 of 900)']);
       assert.deepStrictEqual(ledgers.find((r) => r[0] === 'error rate'), ['error rate', '2.2 %', '5.6 %']);
-      assert.deepStrictEqual(ledgers.find((r) => r[0] === 'duplicate trace IDs'), ['duplicate trace IDs', '0', '1']);
+      const joins = await hp.page.$$eval('[data-testid="joins"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+      assert.deepStrictEqual(joins.find((r) => r[0] === 'join coverage'), ['join coverage', '96.7 % (870 of 900)', '95.6 % (860 of 900)']);
+      assert.deepStrictEqual(joins.find((r) => r[0] === 'colliding IDs'), ['colliding IDs', '0', '1']);
       await shot(hp, 'compare-light');
       assert.deepStrictEqual(await hp.allProblems(), []);
     } finally {
@@ -156,6 +158,115 @@ describe('compare webview in headless Chromium', function () {
     } finally {
       await hp.close();
     }
+  });
+});
+
+/** A side joined by request ID: every join figure written out (the view's cells are worked out below by hand). */
+const requestIdJoin = (attr: string, n: number, matched: number, orphans: number, lost: number, clientDup: number, multiRoot: number, ambiguous: number): Comparison['base']['join'] => ({
+  key: 'request_id',
+  key_attribute: attr,
+  applicable: true,
+  client_requests: n,
+  matched,
+  coverage: matched / n,
+  valid_trace_ids: n,
+  orphan_server_roots: orphans,
+  lost_roots: lost,
+  duplicate_trace_ids: clientDup + multiRoot + ambiguous,
+  client_duplicate_trace_ids: clientDup,
+  server_multi_root_traces: multiRoot,
+  server_ambiguous_ids: ambiguous,
+});
+
+export const REQUEST_ID_COMPARISON: Comparison = {
+  ...COMPARISON,
+  base: { label: 'aiperf/profile_export.jsonl + spans.otlp.jsonl', outcomes: ledger(9, 6, 1), join: requestIdJoin('http.request.header.x-request-id', 9, 5, 3, 0, 0, 0, 1) },
+  head: { label: 'aiperf-12k/profile_export.jsonl + spans.otlp.jsonl', outcomes: ledger(12000, 11500, 300), join: requestIdJoin('app.request_id', 12000, 11342, 1204, 7, 4, 2, 9) },
+};
+
+/** The join rows of `phasewise compare`'s text (core render.ts), split into [label, BASE, HEAD]. */
+function cliJoinRows(text: string): string[][] {
+  const lines = text.split('\n');
+  const from = lines.findIndex((l) => l.startsWith('joined by'));
+  return lines.slice(from, from + 8).map((l) => l.trim().split(/\s{2,}/));
+}
+
+async function joinCells(hp: HostPage): Promise<{ rows: string[][]; notes: string[] }> {
+  const rows = await hp.page.$$eval('[data-testid="joins"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
+  const notes = await hp.page.$$eval('[data-testid="join-keys"] li', (l) => l.map((e) => e.textContent ?? ''));
+  return { rows, notes };
+}
+
+async function joinShot(hp: HostPage, name: string): Promise<void> {
+  const file = path.join(path.dirname(await hp.screenshot(name)), `${name}.png`);
+  await hp.page.locator('#cp-joins').screenshot({ path: file });
+  if (SHOTS !== undefined && SHOTS !== '') fs.copyFileSync(file, path.join(SHOTS, `${name}.png`));
+}
+
+describe('compare webview: each run\u2019s own join, in the words of phasewise compare', function () {
+  this.timeout(60_000);
+
+  for (const theme of ['dark', 'light'] as const) {
+    it(`a request-ID comparison: the key with its attribute, coverage n of N, lost roots, each collision kind (${theme})`, async () => {
+      const hp = await openCompare(theme, REQUEST_ID_COMPARISON);
+      try {
+        const { rows, notes } = await joinCells(hp);
+        // By hand: 5/9 = 55.56 %; 11,342/12,000 = 94.52 %; colliding 0+0+1 = 1 and 4+2+9 = 15.
+        assert.deepStrictEqual(rows, [
+          ['joined by', 'request ID', 'request ID'],
+          ['join coverage', '55.6 % (5 of 9)', '94.5 % (11,342 of 12,000)'],
+          ['orphan server roots', '3', '1,204'],
+          ['lost roots', '0', '7'],
+          ['colliding IDs', '1', '15'],
+          ['seen twice by the client', '0', '4'],
+          ['several server roots', '0', '2'],
+          ['on several traces', '1', '9'],
+        ]);
+        assert.deepStrictEqual(notes, [
+          "BASE joined the client records' request_id to the span attribute http.request.header.x-request-id",
+          "HEAD joined the client records' request_id to the span attribute app.request_id",
+        ]);
+        // The same rows and words as the CLI's text of this comparison (counts there without thousands separators, n/N).
+        const cli = renderComparison(REQUEST_ID_COMPARISON);
+        assert.deepStrictEqual(rows.map((r) => r.map((c) => c.replace(/,/g, '').replace(/ \((\d+) of (\d+)\)/, ' ($1/$2)'))), cliJoinRows(cli));
+        for (const n of notes) assert.ok(cli.split('\n').includes(n), n);
+        // The collision kinds are indented under the colliding IDs, as the CLI indents them.
+        assert.deepStrictEqual(await hp.page.$$eval('[data-testid="joins"] tr.cp-sub th', (t) => t.map((e) => e.textContent)), ['seen twice by the client', 'several server roots', 'on several traces']);
+        await joinShot(hp, `compare-join-request-id-${theme}`);
+        assert.deepStrictEqual(await hp.allProblems(), []);
+      } finally {
+        await hp.close();
+      }
+    });
+  }
+
+  it('a run without a join key says "not applicable", never 0 %; a trace-ID side names no attribute', async () => {
+    const clientOnly: Comparison['base']['join'] = { ...requestIdJoin('', 7, 0, 0, 0, 0, 0, 0), key: 'trace_id', key_attribute: null, applicable: false, coverage: null, valid_trace_ids: 0 };
+    const c: Comparison = { ...COMPARISON, head: { label: 'vllm/bench.json', outcomes: ledger(7, 5, 1), join: clientOnly } };
+    const hp = await openCompare('dark', c);
+    try {
+      const { rows, notes } = await joinCells(hp);
+      assert.deepStrictEqual(rows.slice(0, 2), [
+        ['joined by', 'trace ID', 'trace ID'],
+        ['join coverage', '96.7 % (870 of 900)', 'not applicable (no join key)'],
+      ]);
+      assert.deepStrictEqual(rows.slice(2).map((r) => r[2]), ['0', '0', '0', '0', '0', '0']);
+      assert.deepStrictEqual(notes, []);
+      assert.strictEqual(await hp.page.$('[data-testid="join-keys"]'), null);
+      assert.deepStrictEqual(rows.map((r) => r.map((x) => x.replace(/ \((\d+) of (\d+)\)/, ' ($1/$2)'))), cliJoinRows(renderComparison(c)));
+      await joinShot(hp, 'compare-join-not-applicable-dark');
+    } finally {
+      await hp.close();
+    }
+  });
+
+  it('the protocol refuses a side whose join lacks a figure the view shows, or names an unknown key', () => {
+    const { lost_roots: _dropped, ...noLost } = REQUEST_ID_COMPARISON.head.join;
+    const bad1 = { ...REQUEST_ID_COMPARISON, head: { ...REQUEST_ID_COMPARISON.head, join: noLost } };
+    assert.throws(() => decodeJson(encodeJson(bad1 as unknown as Comparison), C.comparisonJson, 'c'), /head\.join\.lost_roots|head.*join.*lost_roots/);
+    const bad2 = { ...REQUEST_ID_COMPARISON, base: { ...REQUEST_ID_COMPARISON.base, join: { ...REQUEST_ID_COMPARISON.base.join, key: 'span_id' } } };
+    assert.throws(() => decodeJson(encodeJson(bad2 as unknown as Comparison), C.comparisonJson, 'c'), /base.*join.*key/);
+    assert.deepStrictEqual(decodeJson(encodeJson(REQUEST_ID_COMPARISON), C.comparisonJson, 'c').head.join, REQUEST_ID_COMPARISON.head.join);
   });
 });
 

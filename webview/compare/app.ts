@@ -3,7 +3,7 @@
  * first (with every difference when they are not the same experiment), how the intervals were made
  * (confidence, resamples, seed, and what they assume), the owners that moved, then per owner and
  * statistic BASE, HEAD, the difference and its interval with moved rows marked in words as well as
- * colour, and the outcome ledgers and join coverage side by side. Text nodes only.
+ * colour, the outcome ledgers side by side, and each run's own join (joinTable.ts). Text nodes only.
  */
 import type { ShowErrorParams } from '../../src/protocol/common';
 import { Copy } from '../../src/protocol/common';
@@ -14,6 +14,7 @@ import type { Bridge } from '../shared/host';
 import { h, replaceChildren, vs } from '../shared/dom';
 import { errorBanner, guarded } from '../shared/errors';
 import { fmtInt, fmtMs, fmtPct, MISSING, ownerLabel } from '../shared/format';
+import { joinTable } from './joinTable';
 
 const STATS = ['p50', 'p95', 'p99'] as const;
 
@@ -119,7 +120,8 @@ export class CompareApp {
         h('p', { class: 'cp-caution pw-muted', attrs: { 'data-testid': 'caution' } }, `Caution: ${c.interval_assumption}.`),
         movedSection(c),
         section('cp-table', 'Per owner and statistic', metricTable(c)),
-        section('cp-sides', 'Outcome ledgers and join coverage', sidesTable(c.base, c.head)),
+        section('cp-sides', 'Outcome ledgers', sidesTable(c.base, c.head)),
+        section('cp-joins', 'Joins: each run by its own key', joinTable(c.base, c.head)),
       ),
     );
   }
@@ -210,10 +212,6 @@ function sidesTable(b: RunSide, hd: RunSide): HTMLElement {
     ['failed', (s) => fmtInt(o(s).failed)],
     ['dropped by the generator', (s) => fmtInt(o(s).generator_dropped)],
     ['error rate', (s) => fmtPct(o(s).error_rate)],
-    ['join coverage', (s) => `${fmtPct(s.join.coverage)} (${fmtInt(s.join.matched)} of ${fmtInt(s.join.client_requests)})`],
-    ['valid trace IDs', (s) => fmtInt(s.join.valid_trace_ids)],
-    ['orphan server roots', (s) => fmtInt(s.join.orphan_server_roots)],
-    ['duplicate trace IDs', (s) => fmtInt(s.join.duplicate_trace_ids)],
   ];
   return h(
     'table',

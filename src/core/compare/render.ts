@@ -3,6 +3,7 @@ import { escapeLine } from '../escape';
 import type { Comparison, RunSide } from './compareRuns';
 import { COMPARE_STATS } from './compareRuns';
 import type { FailOnResult } from './failOn';
+import { joinRows, keyNotes, type JoinFormat } from './joinRows';
 
 function num(v: number): string {
   return Number.isFinite(v) ? (Math.abs(v) >= 100 ? v.toFixed(1) : v.toFixed(2)) : '–';
@@ -59,16 +60,9 @@ export function renderComparison(c: Comparison, gates: readonly FailOnResult[] =
   return `${out.join('\n')}\n`;
 }
 
-function joinedBy(s: RunSide): string {
-  return s.join.key === 'request_id' ? 'request ID' : 'trace ID';
-}
-
-function coverage(s: RunSide): string {
-  if (!s.join.applicable) return 'not applicable (no join key)';
-  return `${pct(s.join.coverage)} (${s.join.matched}/${s.join.client_requests})`;
-}
-
 function sides(b: RunSide, h: RunSide): string[] {
+  const fmt: JoinFormat = { count: String, share: pct, of: (n, total) => `${n}/${total}` };
+  const hj = joinRows(h.join, fmt);
   const rows: Array<[string, string, string]> = [
     ['started', String(b.outcomes.started), String(h.outcomes.started)],
     ['succeeded', String(b.outcomes.succeeded), String(h.outcomes.succeeded)],
@@ -79,22 +73,12 @@ function sides(b: RunSide, h: RunSide): string[] {
     ['failed', String(b.outcomes.failed), String(h.outcomes.failed)],
     ['generator_dropped', String(b.outcomes.generator_dropped), String(h.outcomes.generator_dropped)],
     ['error rate', pct(b.outcomes.error_rate), pct(h.outcomes.error_rate)],
-    ['joined by', joinedBy(b), joinedBy(h)],
-    ['join coverage', coverage(b), coverage(h)],
-    ['orphan server roots', String(b.join.orphan_server_roots), String(h.join.orphan_server_roots)],
-    ['lost roots', String(b.join.lost_roots), String(h.join.lost_roots)],
-    // IDs: trace IDs, or request IDs for a run joined by request ID (the report counts the same way).
-    ['colliding IDs', String(b.join.duplicate_trace_ids), String(h.join.duplicate_trace_ids)],
-    ['  seen twice by the client', String(b.join.client_duplicate_trace_ids), String(h.join.client_duplicate_trace_ids)],
-    ['  several server roots', String(b.join.server_multi_root_traces), String(h.join.server_multi_root_traces)],
-    ['  on several traces', String(b.join.server_ambiguous_ids), String(h.join.server_ambiguous_ids)],
+    ...joinRows(b.join, fmt).map((r, i): [string, string, string] => [`${r.sub ? '  ' : ''}${r.label}`, r.text, hj[i].text]),
   ];
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(4, ...rows.map((r) => r[1].length));
   const lines = [`${'ledger'.padEnd(w0)}  ${'BASE'.padStart(w1)}  HEAD`, ...rows.map((r) => `${r[0].padEnd(w0)}  ${r[1].padStart(w1)}  ${r[2]}`)];
   // A request-ID join counts request IDs where the rows say IDs; the span attribute it read is named.
-  for (const [name, s] of [['BASE', b], ['HEAD', h]] as const) {
-    if (s.join.key === 'request_id') lines.push(`${name} joined the client records' request_id to the span attribute ${s.join.key_attribute ?? ''}`);
-  }
+  lines.push(...keyNotes(b.join, h.join));
   return lines;
 }
