@@ -211,7 +211,7 @@ describe('compare webview: each run\u2019s own join, in the words of phasewise c
       const hp = await openCompare(theme, REQUEST_ID_COMPARISON);
       try {
         const { rows, notes } = await joinCells(hp);
-        // By hand: 5/9 = 55.56 %; 11,342/12,000 = 94.52 %; colliding 0+0+1 = 1 and 4+2+9 = 15.
+        // By hand: 5/9 = 55.56 %; 11,342/12,000 = 94.52 %; colliding 0+0+1 = 1 and 4+2+9 = 15 (no ID of two kinds).
         assert.deepStrictEqual(rows, [
           ['joined by', 'request ID', 'request ID'],
           ['join coverage', '55.6 % (5 of 9)', '94.5 % (11,342 of 12,000)'],
