@@ -130,30 +130,36 @@ async function sendFigures(store: QueryRunner, spec: WindowSpec, owners: readonl
   return { rows };
 }
 
+/**
+ * A request's overlap with a window (ms) as DECIMAL(38, 12): its sum is integer arithmetic, exact in
+ * any order, so a window's in_flight does not depend on DuckDB's thread order, without sorting each
+ * window's rows first as an ordered sum of doubles (`sum(… ORDER BY s, e)`) must.
+ * Rounding each overlap to 1e-12 ms moves it by at most 5e-13 ms (a double near 10^4 ms resolves 2e-12).
+ */
+const BUSY = 'DECIMAL(38, 12)';
+
 async function otherFigures(store: QueryRunner, spec: WindowSpec, source: SeriesSource, keyList: string): Promise<{ rows: Row[] }> {
   const params = new SqlParams();
   const end = 'offset_ms + client_total_ms';
+  const zero = `0::${BUSY}`;
   // Each part binds its own FROM (the group key's parameters, if any) and window parameters.
   const completed = `SELECT ${keyList}unnest(${windowsAtSql(spec, end, params)}) AS idx, 1 AS completed,
-        CASE WHEN succeeded THEN coalesce(output_tokens::DOUBLE, server_output_tokens) END AS tokens, 0 AS scheduled, 0.0 AS busy_ms,
-        NULL::DOUBLE AS s, NULL::DOUBLE AS e
+        CASE WHEN succeeded THEN coalesce(output_tokens::DOUBLE, server_output_tokens) END AS tokens, 0 AS scheduled, ${zero} AS busy_ms
       FROM ${source.from(params)} WHERE isfinite(${end})`;
-  const scheduled = `SELECT ${keyList}unnest(${windowsAtSql(spec, 'scheduled_offset_ms', params)}) AS idx, 0, NULL::DOUBLE, 1, 0.0, NULL::DOUBLE, NULL::DOUBLE
+  const scheduled = `SELECT ${keyList}unnest(${windowsAtSql(spec, 'scheduled_offset_ms', params)}) AS idx, 0, NULL::DOUBLE, 1, ${zero}
       FROM ${source.from(params)} WHERE isfinite(scheduled_offset_ms)`;
   const overlapping = windowsOverlappingSql(spec, 's', 'e', params);
   const overlap = overlapSql(spec, 'idx', 's', 'e', params);
-  const inFlight = `SELECT ${keyList}idx, 0, NULL::DOUBLE, 0, ${overlap}, s, e
+  const inFlight = `SELECT ${keyList}idx, 0, NULL::DOUBLE, 0, CAST(${overlap} AS ${BUSY})
       FROM (SELECT ${keyList}s, e, unnest(${overlapping}) AS idx
             FROM (SELECT ${keyList}offset_ms AS s, offset_ms + client_total_ms AS e FROM ${source.from(params)}
                   WHERE isfinite(offset_ms + client_total_ms) AND client_total_ms > 0))`;
-  // busy_ms adds doubles (client times are ms, not integer ns): in a fixed order (by start and end,
-  // which fix each row's overlap), so a window's in_flight does not depend on DuckDB's thread order.
   // Tokens and counts are whole numbers: their double sums are exact in any order.
   const rows = await query(
     store,
     'window series by end, schedule and overlap',
     `SELECT ${keyList}idx, sum(completed) AS completed, sum(tokens) AS tokens, count(tokens) AS token_rows, sum(scheduled) AS scheduled,
-            coalesce(sum(busy_ms ORDER BY s, e) FILTER (WHERE s IS NOT NULL), 0.0) AS busy_ms
+            CAST(sum(busy_ms) AS DOUBLE) AS busy_ms
      FROM (${completed} UNION ALL ${scheduled} UNION ALL ${inFlight})
      GROUP BY ${keyList}idx`,
     params.values,
