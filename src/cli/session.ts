@@ -7,6 +7,7 @@ import { existsSync, rmSync } from 'fs';
 import * as path from 'path';
 import { DIMENSIONS, dimensionDecl, suggestDimension } from '../core/analysis/groups/dimensions';
 import { DEFAULT_REQUEST_ID_ATTRIBUTE, type AnalysisOptions, type GateSpec, type JoinKey } from '../core/analysis/options';
+import { readJoinKeyOfFile, storedJoinKeyNote } from '../core/analysis/joinKeyRecord';
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
 import { checkLoadComplete, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
@@ -92,6 +93,25 @@ export async function resolveAnalysis(args: ParsedArgs): Promise<{ options: Anal
   return { options, gates };
 }
 
+/**
+ * Whether the user named the join key: --join-by (trace-id included), or a contract whose
+ * trace.id_source is request_id. When not, a run database's recorded key is used (joinKeyRecord.ts).
+ */
+export function joinKeyNamed(args: ParsedArgs, options: AnalysisOptions): boolean {
+  return args.flags.has('join-by') || options.joinKey !== undefined;
+}
+
+/**
+ * OpenRunOptions.onStoredJoinKey for `sql`, `export` and a database side of `compare`: undefined when
+ * the user named the key, else a one-line note saying the database's recorded key is used.
+ */
+export function storedJoinKeyHook(args: ParsedArgs, options: AnalysisOptions, file: string, quiet = false): ((key: JoinKey) => void) | undefined {
+  if (joinKeyNamed(args, options)) return undefined;
+  return (key) => {
+    if (!quiet) note(storedJoinKeyNote(path.resolve(file), key));
+  };
+}
+
 /** `--join-by trace-id`, `--join-by request-id` or `--join-by request-id=ATTRIBUTE` (the contract's trace.id_source / id_attribute). */
 export function parseJoinBy(value: string): JoinKey {
   const [by, attribute, ...rest] = value.split('=');
@@ -174,6 +194,14 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
       const writable = await isWritable(dbPath);
       if (!writable && !quiet) note(`phasewise: ${dbPath} is read-only: analysing it without writing to it (the derived tables are computed in memory, so this is slower than on a writable file)`);
       if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
+      // Read before the store opens the file for writing; the analysis later runs with this key.
+      if (!joinKeyNamed(args, options)) {
+        const stored = await readJoinKeyOfFile(dbPath, memory);
+        if (stored?.by === 'request_id') {
+          options.joinKey = stored;
+          if (!quiet) note(storedJoinKeyNote(dbPath, stored));
+        }
+      }
       store = new DuckStore({ ...memory, database: dbPath, readOnly: !writable });
       checkLoadComplete(dbPath, await store.open());
       if ((await loadedSourceCount(store)) === 0) {

@@ -36,7 +36,8 @@ phasewise analyze --run FILE... --spans FILE... [options]
   --trace-tag NAME       k6 tag carrying the trace ID when data.metadata.trace_id is absent (default trace_id)
   --join-by KEY          what joins client records to spans: trace-id (default), or request-id[=ATTR]:
                          the records' request ID (AIPerf x_request_id) against the span attribute ATTR
-                         (default http.request.header.x-request-id); the contract's trace.id_source
+                         (default http.request.header.x-request-id); the contract's trace.id_source;
+                         re-analysing a --db without either uses the key it was analysed with
   --format text|json|md|html  report format (default text); html is one self-contained file with
                          the charts and the waterfall of every listed slow trace
   --out FILE             write the report to FILE instead of stdout

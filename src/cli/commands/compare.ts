@@ -62,7 +62,8 @@ export const COMPARE_USAGE = `usage: phasewise compare BASE.duckdb HEAD.duckdb [
   --contract FILE        the contract of both runs; --base-contract/--head-contract FILE for one each
   --window DURATION      window size, as for analyze
   --join-by KEY          trace-id (default) or request-id[=ATTR], as for analyze (a contract's
-                         trace.id_source sets it per side); the join summary is that join's
+                         trace.id_source sets it per side; a database side without either keeps
+                         the key it was analysed with); the join summary is that join's
   --trace-tag NAME, --progress   as for analyze, while loading --base/--head inputs
   --resamples N          bootstrap resamples (default ${DEFAULT_COMPARE_SETTINGS.resamples}); --seed N (default ${DEFAULT_COMPARE_SETTINGS.seed})
   --block-length DURATION  the block (whole seconds, e.g. 10s); default: the Politis–White rule on each

@@ -15,7 +15,7 @@ import { hasDuckDbHeader } from '../../core/store/databaseFile';
 import { openLoadedViews, openRunViews, type OpenRunOptions, type RunViews } from '../../core/views/session';
 import { UsageError, type ParsedArgs } from '../args';
 import { note } from '../output';
-import { openSession, resolveAnalysis } from '../session';
+import { openSession, resolveAnalysis, storedJoinKeyHook } from '../session';
 
 /** One side as given on the command line, resolved: a database file, or the inputs to load. */
 export type SideSpec =
@@ -87,7 +87,7 @@ export async function sideAnalysis(args: ParsedArgs, side: SideSpec): Promise<{ 
  * or its inputs loaded in memory and analysed for `resolved.options`. The views own the store.
  */
 export async function openSide(args: ParsedArgs, side: SideSpec, resolved: { options: AnalysisOptions; gates: GateSpec[] }, open: OpenRunOptions): Promise<RunViews> {
-  if (side.kind === 'db') return openRunViews(side.file, resolved.options, open);
+  if (side.kind === 'db') return openRunViews(side.file, resolved.options, { ...open, onStoredJoinKey: storedJoinKeyHook(sessionArgs(args, side), resolved.options, side.file) });
   const session = await openSession(sessionArgs(args, side), resolved);
   try {
     const views = await openLoadedViews(session.store, resolved.options, open);

@@ -9,7 +9,7 @@ import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { replaceOutput } from '../../core/outputFile';
 import { checkOutputPath, OUT_EXPECTED } from '../outputFile';
-import { resolveAnalysis, storeFlags } from '../session';
+import { resolveAnalysis, storedJoinKeyHook, storeFlags } from '../session';
 
 const EXPORT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   db: { kind: 'string' },
@@ -17,6 +17,7 @@ const EXPORT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   format: { kind: 'string', alias: 'f' },
   contract: { kind: 'string' },
   window: { kind: 'string' },
+  'join-by': { kind: 'string' },
   quiet: { kind: 'boolean', alias: 'q' },
   'memory-limit': { kind: 'string' },
   threads: { kind: 'string' },
@@ -28,6 +29,7 @@ export const EXPORT_USAGE = `usage: phasewise export --db FILE --out pairs.parqu
   window and every owner's duration; nothing that could hold prompt or response text)
   --format parquet|csv   when the file name does not say (.parquet, .csv)
   --contract FILE        phase mapping and window size, as for analyze; --window DURATION (default 30s)
+  --join-by KEY          trace-id, request-id or request-id=SPAN_ATTRIBUTE (default: the key the run was analysed with)
   --memory-limit SIZE, --threads N   DuckDB's memory limit and threads, as for analyze
   columns: phasewise sql --help (view pairs)
 `;
@@ -47,7 +49,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
 
   const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);
-  const run = await openRunViews(db, options, { onAnalyse: note, memory });
+  const run = await openRunViews(db, options, { onAnalyse: note, memory, onStoredJoinKey: storedJoinKeyHook(args, options, db, flagBoolean(args, 'quiet')) });
   try {
     const rows = await replaceOutput(out, (file) => exportPairs(run, file, format), OUT_EXPECTED);
     if (!flagBoolean(args, 'quiet')) note(`phasewise: ${rows} pair${rows === 1 ? '' : 's'} written to ${out} (${format})`);

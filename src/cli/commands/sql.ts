@@ -13,12 +13,13 @@ import { osReason } from '../../core/outputFile';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';
-import { resolveAnalysis, storeFlags } from '../session';
+import { resolveAnalysis, storedJoinKeyHook, storeFlags } from '../session';
 
 const SQL_FLAGS: Readonly<Record<string, FlagSpec>> = {
   db: { kind: 'string' },
   contract: { kind: 'string' },
   window: { kind: 'string' },
+  'join-by': { kind: 'string' },
   format: { kind: 'string', alias: 'f' },
   out: { kind: 'string', alias: 'o' },
   file: { kind: 'string' },
@@ -43,6 +44,7 @@ export const SQL_USAGE = `usage: phasewise sql --db FILE [options] "SELECT …"
   --file FILE            read the query from FILE instead of the argument
   --contract FILE        phase mapping and window size, as for analyze (they shape pairs, windows, spans.phase)
   --window DURATION      window size of pairs.window_index and windows (default 30s)
+  --join-by KEY          trace-id, request-id or request-id=SPAN_ATTRIBUTE (default: the key the run was analysed with)
   --format text|csv|json  (default text); --out FILE writes it to FILE
   --memory-limit SIZE, --threads N   DuckDB's memory limit and threads, as for analyze
   --max-rows N           at most N rows (text default ${TEXT_ROWS}; csv and json: all unless given)
@@ -69,7 +71,7 @@ export async function runSql(argv: readonly string[]): Promise<number> {
 
   const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);
-  const run = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: note, memory });
+  const run = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: note, memory, onStoredJoinKey: storedJoinKeyHook(args, options, db) });
   let text: string;
   try {
     text = renderResult(await runSelect(run.store, sql, maxRows), format);

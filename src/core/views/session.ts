@@ -19,6 +19,7 @@ import * as path from 'path';
 import { breakdownIsCurrent, breakdownStamps, ensureBreakdown } from '../analysis/breakdown/pipeline';
 import type { Stamps } from '../analysis/catalog/stamps';
 import { phaseColumns } from '../analysis/breakdown/phaseSelect';
+import { readJoinKey } from '../analysis/joinKeyRecord';
 import type { AnalysisOptions, JoinKey } from '../analysis/options';
 import { InputError, StoreError } from '../errors';
 import { checkLoadComplete, inspectDatabase, isWritable, LEGACY_SCHEMA_VERSION, quotePath } from '../store/databaseFile';
@@ -61,6 +62,12 @@ export interface OpenRunOptions {
   untrustedQueries?: boolean;
   /** DuckDB's memory limit and threads for every store the session opens (--memory-limit, --threads). */
   memory?: Pick<StoreOptions, 'memoryLimit' | 'threads'>;
+  /**
+   * For a caller whose user named no join key: the key the database recorded (joinKeyRecord.ts)
+   * replaces the options' trace-ID default, so a request-ID run is not rebuilt by trace ID; called
+   * with the key when it is used.
+   */
+  onStoredJoinKey?: (key: JoinKey) => void;
 }
 
 /** Opens `file` for queries under `options`; throws InputError when it is not a run we can read. */
@@ -76,6 +83,13 @@ export async function openRunViews(file: string, options: AnalysisOptions, open:
     let alias = ALIAS;
     await attachReadOnly(store, abs);
     await checkHasRun(store, abs);
+    if (open.onStoredJoinKey !== undefined && options.joinKey === undefined) {
+      const stored = await readJoinKey(store, ALIAS);
+      if (stored?.by === 'request_id') {
+        options = { ...options, joinKey: stored };
+        open.onStoredJoinKey(stored);
+      }
+    }
     // An old database lacks columns the views read: it is upgraded as analyze --db upgrades it.
     if (legacy || !(await isCurrent(store, options))) {
       await store.run(`DETACH ${ALIAS}`);

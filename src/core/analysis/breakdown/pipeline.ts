@@ -18,6 +18,7 @@ import type { QueryRunner } from '../../store/duckStore';
 import { unordered } from '../../store/insertOrder';
 import { exec } from '../sql/statement';
 import { resetFigureCache } from '../figures/figureCache';
+import { recordJoinKey } from '../joinKeyRecord';
 import { phaseColumns, phaseMaskSql, type PhaseColumn } from './phaseSelect';
 import { buildRootTree } from './phaseTimes';
 import { buildRequestBreakdownView, buildRequestFigures, buildRequestPhaseFigures } from './requestFigures';
@@ -151,6 +152,8 @@ export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptio
     }
     await step.build(ctx);
     await recordStamps(store, step.outputs.map((name) => [name, stamps.relation(name)]));
+    // Which key the join used, readable (the stamps are hashes): later commands without --join-by reuse it.
+    if (step.outputs.includes('client_index')) await recordJoinKey(store, options.joinKey);
   }
   // The index's scan table, when no later step consumed it.
   if (ctx.scan !== undefined) await exec(store, 'drop span_links', 'DROP TABLE IF EXISTS span_links');
