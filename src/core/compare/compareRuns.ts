@@ -9,6 +9,7 @@ import { FigureCache } from '../analysis/figures/figureCache';
 import { computeJoinSummary } from '../analysis/figures/join';
 import { computeLedger, type LedgerResult } from '../analysis/figures/ledger';
 import { METRICS, PHASES } from '../analysis/catalog/metrics';
+import { InputError } from '../errors';
 import type { JoinSummary, OutcomeLedger } from '../report/model';
 import type { RunViews } from '../views/session';
 import { Prng } from '../prng';
@@ -123,7 +124,8 @@ interface RunValues {
  * A request without a finite send offset has no place in time; it is put in the first bin rather
  * than dropped, so every request of the population is counted.
  */
-async function runValues(run: RunViews, metrics: ReturnType<typeof comparedMetrics>): Promise<RunValues> {
+async function runValues(compared: ComparedRun, name: string, metrics: ReturnType<typeof comparedMetrics>): Promise<RunValues> {
+  const run = compared.views;
   const read: Array<{ chosen: typeof metrics; columns: Map<string, unknown[]>; bins: Int32Array }> = [];
   let binCount = 1;
   for (const filter of [...new Set(metrics.map((m) => m.filter))]) {
@@ -141,6 +143,7 @@ async function runValues(run: RunViews, metrics: ReturnType<typeof comparedMetri
     }
     read.push({ chosen, columns, bins });
   }
+  if ((binCount * BIN_MS) / 1000 > MAX_SEND_SPAN_S) await refuseSendSpan(compared, name, binCount);
   const values = new Map<string, BinnedValues>();
   for (const { chosen, columns, bins } of read) {
     for (const m of chosen) {
@@ -159,6 +162,26 @@ async function runValues(run: RunViews, metrics: ReturnType<typeof comparedMetri
     }
   }
   return { binCount, values };
+}
+
+/**
+ * One run's requests are sent within a day of each other (a soak test included); send times spread
+ * over years mean the inputs' clocks differ (vLLM bench serve's start_times are perf_counter seconds,
+ * the other tools' epoch times) or files of different runs were mixed. Refused as bad input, naming
+ * the side and its files, before the per-second arrays of the bootstrap are sized by that spread.
+ */
+export const MAX_SEND_SPAN_S = 24 * 3600;
+
+async function refuseSendSpan(run: ComparedRun, name: string, binCount: number): Promise<never> {
+  const spanS = (binCount * BIN_MS) / 1000;
+  const spread = spanS >= 2 * 365.25 * 86400 ? `${(spanS / (365.25 * 86400)).toFixed(1)} years` : `${(spanS / 86400).toFixed(1)} days`;
+  const files = (await run.views.store.all<{ path: string }>('SELECT path FROM sources ORDER BY source_id')).map((r) => r.path);
+  throw new InputError(
+    run.label,
+    undefined,
+    `${name}'s requests sent within ${MAX_SEND_SPAN_S / 3600} h of each other (one run, one clock)`,
+    `send times spread over ${spread}: the files' clocks differ (vLLM bench serve start_times are perf_counter seconds, not epoch times) or they are from different runs; compare each run's files alone (${name}: ${files.join(', ')})`,
+  );
 }
 
 /** The block length in bins: the Politis–White length of every metric's per-second means, the largest. */
@@ -193,7 +216,7 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
   const phases = base.views.context.phaseColumns.filter((c) => headPhases.has(c));
   const metrics = comparedMetrics(phases);
   // The runs live in two DuckDB instances: read both at once.
-  const [bv, hv, baseSide, headSide] = await Promise.all([runValues(base.views, metrics), runValues(head.views, metrics), side(base), side(head)]);
+  const [bv, hv, baseSide, headSide] = await Promise.all([runValues(base, 'BASE', metrics), runValues(head, 'HEAD', metrics), side(base), side(head)]);
   const blockBins = settings.blockLengthS !== undefined ? Math.max(1, Math.round((settings.blockLengthS * 1000) / BIN_MS)) : chosenBlockBins([bv, hv]);
   const rb = blockResamples(bv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'base'));
   const rh = blockResamples(hv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'head'));
