@@ -216,7 +216,11 @@ export async function compareRuns(base: ComparedRun, head: ComparedRun, settings
   const phases = base.views.context.phaseColumns.filter((c) => headPhases.has(c));
   const metrics = comparedMetrics(phases);
   // The runs live in two DuckDB instances: read both at once.
-  const [bv, hv, baseSide, headSide] = await Promise.all([runValues(base, 'BASE', metrics), runValues(head, 'HEAD', metrics), side(base), side(head)]);
+  // Settled before any rejection is thrown: a refused side (refuseSendSpan) must not close the stores
+  // while the other reads still run on them (seen to leave the process hanging).
+  const reads = [runValues(base, 'BASE', metrics), runValues(head, 'HEAD', metrics), side(base), side(head)] as const;
+  await Promise.allSettled(reads);
+  const [bv, hv, baseSide, headSide] = await Promise.all(reads);
   const blockBins = settings.blockLengthS !== undefined ? Math.max(1, Math.round((settings.blockLengthS * 1000) / BIN_MS)) : chosenBlockBins([bv, hv]);
   const rb = blockResamples(bv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'base'));
   const rh = blockResamples(hv.binCount, blockBins, settings.resamples, sideSeed(settings.seed, 'head'));
