@@ -102,7 +102,11 @@ export async function restoreAfterReload(page: Page, workspace: string, artifact
   // The state is saved a moment after the text changes.
   await page.waitForTimeout(800);
 
-  await page.reload();
+  // Reload Window, not a page reload: the workbench keeps a webview's setState in memory and writes it
+  // to storage at its shutdown (a browser reload right after a change can lose the last state).
+  const reloaded = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 60_000 });
+  await runCommandFromPalette(page, 'Developer: Reload Window');
+  await reloaded;
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
 
   // The comparison, recomputed from the runs' caches, equals the CLI's on the same files.
