@@ -11,6 +11,10 @@
  *   a span cannot last much longer than the client request it served (durations are each measured
  *   on one clock, so this holds whatever the clocks say), and a span that starts hours away from its
  *   request means a clock or unit mistake, or files from different runs.
+ * - Client files on different clocks: each file's send times are one clock, but files whose send
+ *   times fall more than a day apart from every other file's (vLLM bench serve's start_times are
+ *   perf_counter seconds, not epoch times; or files of different runs) spread the run's windows and
+ *   rates over the gap.
  * - Output-token counts (the one attribute read as a number) that are not a non-negative number
  *   (`intValue: "12abc"`): the span then has no count, which changes the generation figures per token.
  */
@@ -35,11 +39,54 @@ const SAMPLE_REQUESTS = 10_000;
 const LONGER_BY_MS = 100;
 /** Start times an hour apart are not one request seen from two sides. */
 const FAR_MS = 3_600_000;
+/** Client files whose send times are further apart than this are not one run on one clock. */
+const CLOCK_GAP_MS = 24 * 3_600_000;
 
 export async function checkPlausibility(store: QueryRunner): Promise<void> {
   await checkDurationSpread(store);
   await checkAgainstClient(store);
+  await checkClientClocks(store);
   await checkTokenCounts(store);
+}
+
+/**
+ * Client files grouped by their send times, a group ending where the next file starts more than
+ * CLOCK_GAP_MS after every earlier one ends. With several groups, every file outside the largest one
+ * (by requests) gets a warning naming how far its sends are from the others'.
+ */
+async function checkClientClocks(store: QueryRunner): Promise<void> {
+  const files = await store.all<{ source_id: number; lo: number; hi: number; n: number; line: number | null }>(
+    `SELECT source_id, min(start_ms) AS lo, max(start_ms) AS hi, count(*) AS n, min(line) AS line
+     FROM client_requests WHERE isfinite(start_ms) GROUP BY source_id ORDER BY lo, source_id`,
+  );
+  if (files.length < 2) return;
+  const groups: Array<{ lo: number; hi: number; n: number; files: typeof files }> = [];
+  for (const f of files) {
+    const last = groups[groups.length - 1];
+    if (last !== undefined && f.lo - last.hi <= CLOCK_GAP_MS) {
+      last.hi = Math.max(last.hi, f.hi);
+      last.n += Number(f.n);
+      last.files.push(f);
+    } else groups.push({ lo: f.lo, hi: f.hi, n: Number(f.n), files: [f] });
+  }
+  if (groups.length < 2) return;
+  const main = groups.reduce((a, b) => (b.n > a.n ? b : a));
+  for (const g of groups) {
+    if (g === main) continue;
+    const gapMs = g.lo > main.hi ? g.lo - main.hi : main.lo - g.hi;
+    for (const f of g.files) {
+      await store.run(`INSERT INTO load_issues VALUES ($1, $2, 'warning', 'distant-timestamps', $3)`, [
+        f.source_id,
+        f.line,
+        `this file's ${f.n} request(s) were sent ${days(gapMs)} ${g.lo > main.hi ? 'after' : 'before'} the ${main.n} of the other client file(s): their clocks differ (e.g. vLLM bench serve's start_times are perf_counter seconds, not epoch times) or they are from different runs. Windows and rates span the gap; analyse each run's files alone`,
+      ]);
+    }
+  }
+}
+
+function days(ms: number): string {
+  const d = ms / 86_400_000;
+  return d >= 730 ? `${(d / 365.25).toFixed(1)} years` : `${d.toFixed(1)} days`;
 }
 
 /** The keys analysis/index/spanIndex.ts reads output tokens from, in its order. */
