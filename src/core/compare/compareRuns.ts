@@ -180,7 +180,7 @@ async function refuseSendSpan(run: ComparedRun, name: string, binCount: number):
     run.label,
     undefined,
     `${name}'s requests sent within ${MAX_SEND_SPAN_S / 3600} h of each other (one run, one clock)`,
-    `send times spread over ${spread}: the files' clocks differ (vLLM bench serve start_times are perf_counter seconds, not epoch times) or they are from different runs; compare each run's files alone (${name}: ${files.join(', ')})`,
+    `send times spread over ${spread}: the files' clocks differ (vLLM bench serve start_times are perf_counter seconds, not epoch times) or they are from different runs; compare each run's files alone (${name}: ${files.join(', ')}). One run longer than a day is beyond this release's compare: its bootstrap keeps per-second arrays (≈ 0.7 GB a day at 2000 resamples)`,
   );
 }
 
