@@ -1,5 +1,5 @@
 /**
- * Keystroke → diagnostics on a 500-line contract, the way the editor produces them (DESIGN §6: ≤ 150 ms
+ * Keystroke → diagnostics on a 500-line contract, the way the editor produces them (docs/performance.md: ≤ 150 ms
  * after the last keystroke, the host's event loop never held > 50 ms): simulated typing bursts feed
  * the extension's own ValidationScheduler (src/extension/contract/scheduler.ts), which validates once
  * per pause, one validation in flight at a time.

@@ -1,7 +1,7 @@
 /**
  * Contract validation on a realistic 500-line contract (many budgets and prompt shapes): the cost of
  * one validation after a single-character edit, and keystroke → diagnostics through the editor's
- * scheduler and contract worker (contractTyping.ts; DESIGN §6: ≤ 150 ms after the last keystroke).
+ * scheduler and contract worker (contractTyping.ts; docs/performance.md: ≤ 150 ms after the last keystroke).
  * Run: npx tsc -p tsconfig.test.json && node out/bench/contractValidation.js [iterations] [warmup] [bursts]
  */
 import { parseContract } from '../src/core/contract';

@@ -1,7 +1,7 @@
 /**
  * Baseline (c): DuckDB's bare extraction of only the fields the envelope needs, from the same files,
  * counted and thrown away: the practical ingest limit of this engine on this machine. Two reading paths
- * per format are available so the bench can show which is fastest (DESIGN §6: measure, don't assume):
+ * per format are available so the bench can show which is fastest (docs/performance.md: measure, don't assume):
  * - 'typed': read_json with an explicit narrow `columns` struct (DuckDB's own parser, projection pushdown);
  * - 'objects': read_ndjson_objects + json_transform into a narrow struct.
  * Run: node out/bench/baselines/duckExtract.js k6.ndjson spans.otlp.jsonl [typed|objects] [threads]

@@ -4,7 +4,7 @@
  * line, a Map joined by trace ID, the root = the span whose parent is not in its trace, sort for the
  * quantiles. It computes only the envelope; Phasewise computes the whole report in the same time budget.
  *
- * It follows DESIGN §1: successful requests only (k6 `expected_response` tag), a trace joins when it
+ * It follows docs/metrics.md §1: successful requests only (k6 `expected_response` tag), a trace joins when it
  * has exactly one root and its trace ID appears once in the client file, durations are subtracted per
  * request, quantiles are linear interpolation at (n−1)·p (numpy default, DuckDB quantile_cont).
  * Run: node out/bench/baselines/nodeScript.js k6.ndjson spans.otlp.jsonl

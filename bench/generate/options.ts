@@ -98,13 +98,13 @@ const BENCH_100K: Partial<GenerateOptions> = { seed: 100000, requests: 100000, r
 const BENCH_1M: Partial<GenerateOptions> = { seed: 1000000, requests: 1000000, rate: 1000, rampS: 30, waveAmplitude: 0.3, wavePeriodS: 120, maxVus: 10000, droppedFraction: 0.002, tls: true, runId: 'bench-1m' };
 
 /**
- * Benchmark presets: sizes of the performance targets (DESIGN §6), each in the Collector's compact
+ * Benchmark presets: sizes of the performance targets (docs/performance.md), each in the Collector's compact
  * shape and (`-sdk`, same seed, so the same simulated requests) in the JS SDK's shape.
  */
 export const PRESETS: Record<string, Partial<GenerateOptions>> = {
   // The committed samples/: ≈ 600 requests, a few % rejections, ~1.5 % lost roots, no dropped iterations.
   'sample': { seed: 20261129, rate: 10, durationS: 90, rampS: 10, runId: 'sample', slots: 32, maxQueue: 6, maxVus: 64, outDir: 'samples' },
-  // Benchmarks (DESIGN §6): enough VUs that the executor only drops the injected 0.2 %.
+  // Benchmarks (docs/performance.md): enough VUs that the executor only drops the injected 0.2 %.
   'bench-10k': { ...BENCH_10K, outDir: 'out/bench/runs/10k' },
   'bench-100k': { ...BENCH_100K, outDir: 'out/bench/runs/100k' },
   'bench-1m': { ...BENCH_1M, outDir: 'out/bench/runs/1m' },

@@ -3,7 +3,7 @@ import { nsToMs } from './timefmt';
 import type { RequestTruth } from './truth';
 
 /**
- * Per-request records (DESIGN §3.1), one JSON object per scheduled iteration, written when the
+ * Per-request records (docs/metrics.md §3.1), one JSON object per scheduled iteration, written when the
  * iteration ends. Offsets are ms since the run start; dropped iterations carry generator_dropped=true
  * and nulls where nothing happened. `streaming` is an extra field (unknown fields are kept on load).
  */

@@ -4,7 +4,7 @@ const ROUTE = '/v1/chat/completions';
 
 /**
  * The gateway's SERVER span, with HTTP semantic-convention attributes. Its parent is the k6 client
- * span, which is never exported (DESIGN §3.3). Status ERROR only for 5xx: a SERVER span does not
+ * span, which is never exported (docs/metrics.md §3.3). Status ERROR only for 5xx: a SERVER span does not
  * mark 4xx as errors (OpenTelemetry HTTP semantic conventions).
  */
 export function rootSpan(spanId: string, startNs: number, endNs: number, status: number, r: RequestTruth, tls: boolean): SpanTruth {
@@ -25,7 +25,7 @@ export function rootSpan(spanId: string, startNs: number, endNs: number, status:
   return { spanId, name: `POST ${route}`, kind: 2, startNs, endNs, attrs, events: [], statusCode: status >= 500 ? 2 : 0 };
 }
 
-/** DESIGN §2 classification of an HTTP status. */
+/** docs/metrics.md §2 classification of an HTTP status. */
 export function outcomeFor(status: number): Outcome {
   if (status >= 200 && status < 300) return 'succeeded';
   if (status === 429 || status === 503) return 'rejected';

@@ -1,6 +1,6 @@
 /**
  * The expected envelope of a replicated run, from its source alone (never from the written copies):
- * the source's matched successful requests by DESIGN §1 (a successful k6 http_req_duration whose
+ * the source's matched successful requests by docs/metrics.md §1 (a successful k6 http_req_duration whose
  * trace ID appears once on the client side and has exactly one root, a SERVER span whose parent is
  * not in the trace), each envelope `client_total_ms − server_root_ms`. A run of `copies` copies holds
  * each of these values `copies` times, so its quantiles follow from the source's sorted values.
@@ -64,7 +64,7 @@ export function sourceEnvelopes(k6Text: string, spansText: string): number[] {
 }
 
 /**
- * Quantiles (linear interpolation at (n−1)·p, as DESIGN §1) of `sorted` with every value repeated
+ * Quantiles (linear interpolation at (n−1)·p, as docs/metrics.md §1) of `sorted` with every value repeated
  * `copies` times: element i of the repeated sorted list is sorted[floor(i / copies)].
  */
 export function repeatedQuantiles(sorted: readonly number[], copies: number): QuantileSummary {

@@ -128,7 +128,7 @@ async function runLoad(dir: string, db: string, storeOptions: { threads?: number
 }
 
 /**
- * Another phase mapping (DESIGN §6 counts it as a re-analysis): the GPU queue by its attribute only,
+ * Another phase mapping (docs/performance.md counts it as a re-analysis): the GPU queue by its attribute only,
  * generation by its attribute or a GenAI operation attribute, the gateway without response.write.
  */
 export const PHASES_B: AnalysisOptions['phases'] = [

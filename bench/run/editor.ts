@@ -1,5 +1,5 @@
 /**
- * Editor-side figures (DESIGN §6): extension activation time (dist/extension.js loaded with a minimal
+ * Editor-side figures (docs/performance.md): extension activation time (dist/extension.js loaded with a minimal
  * fake `vscode` module; DuckDB must not load on activation), contract validation time per change on
  * a 500-line contract and keystroke → diagnostics through the contract worker (bench/contractValidation.ts
  * when present), waterfall first paint (not yet).

@@ -1,5 +1,5 @@
 /**
- * How long the extension host's event loop can be blocked while the editor works on a run (DESIGN §6:
+ * How long the extension host's event loop can be blocked while the editor works on a run (docs/performance.md:
  * never > 50 ms). Drives the run worker the way the editor does, and samples the main thread's
  * event-loop delay (perf_hooks monitorEventLoopDelay, 10 ms resolution) from start to end:
  *

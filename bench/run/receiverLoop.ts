@@ -1,6 +1,6 @@
 /**
  * How long the extension host's event loop is held while the trace receiver takes large exports
- * (DESIGN §6: never > 50 ms), with the receiver on this thread (how the editor ran it before: the
+ * (docs/performance.md: never > 50 ms), with the receiver on this thread (how the editor ran it before: the
  * OTLP/HTTP server and its JSONL file sink in the extension host) or on the run worker (the editor now:
  * the JSONL file and the live run's DuckDB). A child process posts the exports, so this thread only
  * runs the receiver (or nothing, on the worker). `--control` runs the receiver in that child process

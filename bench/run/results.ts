@@ -66,7 +66,7 @@ function ratio(a: number | undefined, b: number | undefined): string {
   return a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a';
 }
 
-/** The ratios DESIGN §6 sets targets on: (d)/(a) ≥ 2 (first load + analysis against the script), and the engine's share. */
+/** The ratios docs/performance.md sets targets on: (d)/(a) ≥ 2 (first load + analysis against the script), and the engine's share. */
 export function ratioLine(s: SizeSummary): string {
   const w = (m: string): number | undefined => wall(s.rows, m);
   const target = (first: string): string => {

@@ -1,6 +1,6 @@
 /**
  * `node out/bench/run/webview.js [--report-model FILE] [--report-only]` (also run by `npm run bench`): the webview
- * figures of DESIGN §6 in headless Chromium, on the same host page as the webview tests. Prints one
+ * figures of docs/performance.md in headless Chromium, on the same host page as the webview tests. Prints one
  * JSON object. Each figure is the median of fresh pages (first paint) or of repeated actions, timed
  * inside the page with performance.now() from the message or event to the next animation frame (the
  * frame that shows the result), so Playwright's own round trips are not counted.

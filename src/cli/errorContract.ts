@@ -1,5 +1,5 @@
 /**
- * The error contract (DESIGN §7) as one function: whatever a command throws becomes an exit code from
+ * The error contract (docs/metrics.md §7) as one function: whatever a command throws becomes an exit code from
  * exitCodes.ts and the lines printed on stderr. Bad input names the file, the line and what was
  * expected (exit 4); DuckDB's own messages, SQL and stack traces never reach the user (with
  * PHASEWISE_DEBUG=1 they are printed too, for a bug report); a failure that is ours is exit 5 and
@@ -57,7 +57,7 @@ function debugLines(err: unknown): string[] {
 /** DuckDB's messages run over several lines (the SQL, a caret); an internal message keeps only its first. */
 function firstLine(text: string): string {
   const line = text.split('\n')[0];
-  // An internal error that quotes a DuckDB message must not pass it on (DESIGN §7).
+  // An internal error that quotes a DuckDB message must not pass it on (docs/metrics.md §7).
   return /\b(Binder|Parser|Catalog|Conversion|Invalid Input|Constraint|Out of Range|INTERNAL|Not implemented|Serialization|Transaction|IO) Error\b/.test(line)
     ? 'a DuckDB statement failed'
     : line;

@@ -1,6 +1,6 @@
 /**
  * `--threshold 'client_total_ms.p95<=2000'` → GateSpec. The category decides what a broken gate means
- * for the verdict (DESIGN §2), so it follows from the figure (the metric catalog,
+ * for the verdict (docs/metrics.md §2), so it follows from the figure (the metric catalog,
  * core/analysis/catalog/metrics.ts), never from the user's wording.
  */
 import { METRIC_DECLS, RUN_FIGURES } from '../core/analysis/catalog/metrics';

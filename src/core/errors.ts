@@ -15,7 +15,7 @@ export class InputError extends Error {
 
 /**
  * A DuckDB failure. The message (DuckDB's own text) and `sql` are for the log and a bug report only
- * (PHASEWISE_DEBUG), never for the user (DESIGN §7). For the analysis's statements, `statement` is
+ * (PHASEWISE_DEBUG), never for the user (docs/metrics.md §7). For the analysis's statements, `statement` is
  * the statement's name (analysis/sql/statement.ts), which the message then starts with; `context`
  * says what Phasewise was doing ("while loading FILE"), in words the user may see.
  */

@@ -14,7 +14,7 @@ const moduleStart = performance.now();
 
 /** What activate() returns to other extensions and tests (`extension.exports`). */
 export interface PhasewiseApi {
-  /** Milliseconds spent in activate() itself (DESIGN §6: ≤ 50 ms). */
+  /** Milliseconds spent in activate() itself (docs/performance.md: ≤ 50 ms). */
   readonly activationMs: number;
   /**
    * Milliseconds from this module's evaluation to the start of activate(): the extension host's own

@@ -143,7 +143,7 @@ describe('bench/generate', () => {
   it('has counts in expected.json equal to counts taken from the files', () => {
     const fromFiles = countFromFiles(view);
     for (const [k, v] of Object.entries(fromFiles)) assert.strictEqual(expected.counts[k], v, k);
-    // Reconciliation (DESIGN §2).
+    // Reconciliation (docs/metrics.md §2).
     const c = expected.counts;
     assert.strictEqual(c.scheduled, c.started + c.generator_dropped);
     assert.strictEqual(c.started, c.succeeded + c.rejected + c.failed + c.timed_out + c.transport_failed + c.canceled);

@@ -24,7 +24,7 @@ describe('the error contract: one table of exit codes', () => {
     assert.strictEqual(r.stdout, USAGE);
   });
 
-  it('the codes are the ones DESIGN §7 fixes', () => {
+  it('the codes are the ones docs/metrics.md §7 fixes', () => {
     assert.deepStrictEqual(EXIT_CODE_TABLE.map((e) => e.code), [0, 1, 2, 3, 4, 5, 130]);
   });
 

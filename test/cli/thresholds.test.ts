@@ -4,7 +4,7 @@ import { parseThreshold } from '../../src/cli/thresholds';
 import { DEFAULT_PHASES } from '../../src/core/analysis/options';
 
 describe('CLI arguments', () => {
-  it('maps each threshold figure to the verdict category DESIGN §2 gives it', () => {
+  it('maps each threshold figure to the verdict category docs/metrics.md §2 gives it', () => {
     const cat = (t: string): string => parseThreshold(t, DEFAULT_PHASES).category;
     assert.strictEqual(cat('client_total_ms.p95<=2000'), 'slo');
     assert.strictEqual(cat('client_ttft_ms.p95<=300'), 'slo');

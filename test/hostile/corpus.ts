@@ -1,6 +1,6 @@
 /**
  * The hostile corpus (test/fixtures/hostile/manifest.json): bad inputs, each with its one expected
- * outcome, run through the real CLI. Every run is also held to the error contract (DESIGN §7,
+ * outcome, run through the real CLI. Every run is also held to the error contract (docs/metrics.md §7,
  * contractViolations): an exit code from the table, never an internal error, no DuckDB text, stack
  * trace or raw control character in what the user sees.
  */
@@ -148,7 +148,7 @@ async function runCliAt(cli: string, args: string[], cwd: string, unprivileged: 
   });
 }
 
-/** DuckDB's error names and SQL that must never reach the user (DESIGN §7). */
+/** DuckDB's error names and SQL that must never reach the user (docs/metrics.md §7). */
 const DUCKDB_TEXT = /\b(Binder|Parser|Catalog|Conversion|Invalid Input|Constraint|Out of Range|Serialization|Not implemented|INTERNAL) Error\b|\bSELECT\b.*\bFROM\b|\bLINE \d+:|read_csv|read_json|json_transform/;
 /** Raw control characters (the line feed is the only one the CLI writes), C1, bidi, separators. */
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069\ufeff]/;

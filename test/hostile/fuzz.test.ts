@@ -12,7 +12,7 @@ import { makeCase, type FuzzCase } from './fuzzCases';
 import { countJaeger, countOtlp, countZipkin, decode, k6MetricUsed, maybeNonStandardJson, viewLines, type LineView } from './fuzzCount';
 
 /**
- * Seeded fuzzing of the real samples (DESIGN §7). Each case mutates one sample (truncation, byte
+ * Seeded fuzzing of the real samples (docs/metrics.md §7). Each case mutates one sample (truncation, byte
  * flips, duplicated, deleted or swapped lines, CRLF, UTF-16/BOM/Latin-1, gzip and its damage, stray
  * control characters) and runs `analyze` on it, then checks:
  * - the error contract: exit 0–4, never 5; no DuckDB text, stack or raw control character;

@@ -46,7 +46,7 @@ function printSuite(results: SuiteResults): void {
   process.stdout.write(`  VS Code ${results.vscodeVersion ?? '?'}; Phasewise activation: ${String(m.activationMs ?? 'not measured')} ms`);
   process.stdout.write(m.activationNote !== undefined ? ` (${String(m.activationNote)})\n` : '\n');
   if (typeof m.activationMs === 'number' && m.activationMs > 50) {
-    process.stdout.write(`  warning: activation ${m.activationMs} ms is over the 50 ms target of DESIGN §6\n`);
+    process.stdout.write(`  warning: activation ${m.activationMs} ms is over the 50 ms target of docs/performance.md\n`);
   }
 }
 

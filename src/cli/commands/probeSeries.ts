@@ -1,6 +1,6 @@
 /**
  * `phasewise probe --count N --rate R`: N requests at a low fixed rate with open arrivals, written as
- * per-request records (DESIGN §3.1) and, with `--receive`, their spans as the receiver got them; then
+ * per-request records (docs/metrics.md §3.1) and, with `--receive`, their spans as the receiver got them; then
  * the two files are analysed as a run, exactly as `phasewise analyze --run … --spans …` would.
  */
 import { createWriteStream } from 'fs';

@@ -22,7 +22,7 @@ export interface PhaseDefinition {
   anyOf: SpanMatcher[];
 }
 
-/** DESIGN §3.3 default phases. */
+/** docs/metrics.md §3.3 default phases. */
 export const DEFAULT_PHASES: readonly PhaseDefinition[] = [
   { name: 'gateway', anyOf: [{ names: ['auth.check', 'request.prepare', 'route.select', 'response.write'] }] },
   { name: 'gpu_queue', anyOf: [{ attributes: { 'llm.phase': 'queue' } }, { names: ['inference.acquire_slot'] }] },
@@ -36,7 +36,7 @@ export const DEFAULT_PHASES: readonly PhaseDefinition[] = [
   },
 ];
 
-/** How the root span of a trace is chosen (DESIGN §3.3). */
+/** How the root span of a trace is chosen (docs/metrics.md §3.3). */
 export interface RootSelection {
   /** Entry service name; when unset any service qualifies. */
   service?: string;
@@ -45,7 +45,7 @@ export interface RootSelection {
 }
 
 /**
- * What a client record is joined to the spans by: its W3C trace ID (DESIGN §1, the default), or its
+ * What a client record is joined to the spans by: its W3C trace ID (docs/metrics.md §1, the default), or its
  * request ID against a span attribute that carries it (load generators without trace propagation:
  * AIPerf's X-Request-ID, an `x-request-id` field of per-request records). The contract's
  * `trace.id_source: request_id` and `trace.id_attribute` choose the second (index/requestIdJoin.ts).
@@ -65,7 +65,7 @@ export interface AnalysisOptions {
   /** Steady window in ms since the run's first send: warm-up before `steadyStartMs` is excluded from budgets. */
   steadyStartMs?: number;
   steadyEndMs?: number;
-  /** Sequential spans may appear to overlap by up to this much (ms-granular starts); see DESIGN §1 phases. */
+  /** Sequential spans may appear to overlap by up to this much (ms-granular starts); see docs/metrics.md §1 phases. */
   timestampGranularityMs: number;
   /** Span event name marking the server's first token write. */
   firstTokenEvent: string;
@@ -155,7 +155,7 @@ export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = {
 /** Statistic a gate reads. `value` is for scalar figures (coverage, counts, rates). */
 export type GateStat = 'p50' | 'p95' | 'p99' | 'mean' | 'max' | 'value' | 'share';
 
-/** What a failed gate means for the verdict (DESIGN §2). */
+/** What a failed gate means for the verdict (docs/metrics.md §2). */
 export type GateCategory =
   | 'slo' // a latency objective on the whole request: fail
   | 'budget' // a per-phase allocation: fail, naming the phase
@@ -170,7 +170,7 @@ export interface GateSpec {
   id: string;
   category: GateCategory;
   /**
-   * The figure: a metric of DESIGN §1 (`client_total_ms`, `gpu_queue_ms`, …) or a run-level figure
+   * The figure: a metric of docs/metrics.md §1 (`client_total_ms`, `gpu_queue_ms`, …) or a run-level figure
    * (`error_rate`, `dropped_iterations`, `scheduler_lag_ms`, `join_coverage`, `negative_envelope_share`,
    * `achieved_start_rate`, `steady_window_ms`, `counters_reconcile`, `content_event_parse_errors`).
    */

@@ -18,7 +18,7 @@ export const DEFAULT_WINDOW_MS = 30_000;
 export const MIN_PLATEAU_MS = 10 * 60_000;
 export const DEFAULT_FIRST_CONTENT_EVENT = 'first_token';
 
-/** Phases every run has besides the trace phases (DESIGN §1). */
+/** Phases every run has besides the trace phases (docs/metrics.md §1). */
 export const BUILTIN_BUDGET_PHASES = ['network_envelope', 'unattributed_server', 'transport_setup'] as const;
 
 /** Executors that implement an open (arrival-rate) model in k6. */

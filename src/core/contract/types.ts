@@ -1,5 +1,5 @@
 /**
- * The load contract model (DESIGN §4) and the diagnostics the contract layer reports.
+ * The load contract model (docs/contract.md) and the diagnostics the contract layer reports.
  * Durations are normalised to milliseconds by the parser; the raw text keeps its units for editing.
  */
 

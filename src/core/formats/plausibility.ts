@@ -1,5 +1,5 @@
 /**
- * Plausibility checks after every file is loaded (DESIGN §7: a unit mistake must not pass silently).
+ * Plausibility checks after every file is loaded (docs/metrics.md §7: a unit mistake must not pass silently).
  * They never change or drop a row; each finding is a warning with a count and an example, on the
  * span file it is about.
  *

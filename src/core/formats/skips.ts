@@ -1,6 +1,6 @@
 /**
  * What a reader skips, by kind: the ledger that makes "the requests and spans reported plus those
- * skipped equal what the file holds" checkable (DESIGN §7). Every skip also has a load_issues row
+ * skipped equal what the file holds" checkable (docs/metrics.md §7). Every skip also has a load_issues row
  * with its line (or its first line and count); here each kind is counted in its own unit, once per
  * source, in the `load_skips` table (schema.ts), and the report lists them per input file.
  */

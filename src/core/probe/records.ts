@@ -1,5 +1,5 @@
 /**
- * A probe as a per-request record (DESIGN §3.1, the generator-neutral format that the records reader
+ * A probe as a per-request record (docs/metrics.md §3.1, the generator-neutral format that the records reader
  * loads): offsets on the probe's monotonic clock from the series' origin, so a series opens as a run.
  * `final_content_offset_ms` is the end of the response body, so that the reader's
  * client_total_ms (final − send) is the request's full duration as k6 measures it; the last content
@@ -7,7 +7,7 @@
  */
 import type { ProbeSend } from './result';
 
-/** One line of a records NDJSON file; field names and meaning from DESIGN §3.1. */
+/** One line of a records NDJSON file; field names and meaning from docs/metrics.md §3.1. */
 export interface ProbeRecord {
   run_id: string;
   request_id: string;

@@ -20,7 +20,7 @@ export interface ClientMarks {
   end: number | null;
 }
 
-/** The client side of one request (DESIGN §1 names). */
+/** The client side of one request (docs/metrics.md §1 names). */
 export interface ClientTimings {
   /** send_start → end of the response body (k6 http_req_duration: sending + waiting + receiving). */
   total_ms: number | null;
@@ -33,14 +33,14 @@ export interface ClientTimings {
   connect_ms: number | null;
   /** null for plain HTTP. */
   tls_ms: number | null;
-  /** The three above: k6's blocked + connecting + tls_handshaking (DESIGN transport_setup_ms). */
+  /** The three above: k6's blocked + connecting + tls_handshaking (docs/metrics.md §1, transport_setup_ms). */
   transport_setup_ms: number | null;
   /** Mean interval between content events after the first (TTFT excluded); null below 2 events. */
   itl_ms: number | null;
   itl_definition: string;
   /** Events that carried output content (role-only and empty deltas excluded). */
   content_events: number;
-  /** `data:` payloads that were not JSON (DESIGN: content events that could not be parsed). */
+  /** `data:` payloads that were not JSON (docs/metrics.md §2: content events that could not be parsed). */
   content_parse_errors: number;
   output_tokens: number | null;
   /** Where output_tokens came from: the server's `usage`, or a count of content events. */

@@ -226,7 +226,7 @@ export interface Report {
   inputs: SourceSummary[];
   load_issues: { total: number; by_code: Record<string, number>; examples: LoadIssue[] };
   join: JoinSummary;
-  /** DESIGN §1 metrics over matched successful requests. */
+  /** docs/metrics.md §1 metrics over matched successful requests. */
   metrics: MetricTable;
   /** Over all successful client requests (comparable with k6's own summary). */
   client_only: MetricTable;

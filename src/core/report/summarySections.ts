@@ -36,7 +36,7 @@ function defaultReason(status: string): string {
   }
 }
 
-/** Join coverage both ways: client → server (the DESIGN coverage) and server → client (orphans). */
+/** Join coverage both ways: client → server (the coverage of docs/metrics.md §1) and server → client (orphans). */
 export function joinSection(report: Report): Section {
   const j = report.join;
   // Older reports (JSON written before the request-ID join) have no key: they joined by trace ID.

@@ -26,8 +26,8 @@ const PROGRESS_MS = 250;
 
 /**
  * DuckDB's memory_limit unless the caller sets one. DuckDB allocates beyond it (JSON read buffers,
- * Node's own heap is extra): with 1200MB the bench's 1M-request load peaked at 1.7–1.9 GB RSS (DESIGN
- * §6: ≤ 2 GB); with 2GB an earlier 1M load peaked at 2.8 GB. The bench measures with this value.
+ * Node's own heap is extra): with 1200MB the bench's 1M-request load peaked at 1.7–1.9 GB RSS
+ * (docs/performance.md: ≤ 2 GB); with 2GB an earlier 1M load peaked at 2.8 GB. The bench measures with this value.
  */
 export const DEFAULT_MEMORY_LIMIT = '1200MB';
 

@@ -39,7 +39,7 @@ export const VIEWS: readonly ViewDecl[] = [
   WINDOWS,
   {
     name: 'outcomes',
-    meaning: 'One row per outcome of the started requests: the outcome ledger (DESIGN §2), with generator drops in run_counters.',
+    meaning: 'One row per outcome of the started requests: the outcome ledger (docs/metrics.md §2), with generator drops in run_counters.',
     columns: () => [
       vcol('outcome', 'VARCHAR', 'succeeded | rejected | timed_out | transport_failed | canceled | failed'),
       vcol('requests', 'BIGINT', 'started requests with this outcome'),

@@ -43,7 +43,7 @@ const REQUEST_COLUMNS: readonly ViewColumn[] = [
   vcol('offset_ms', 'DOUBLE', "send time in ms since the run's first send"),
   vcol('scheduled_offset_ms', 'DOUBLE', 'planned start in ms since the run start (per-request records)'),
   vcol('scheduler_lag_ms', 'DOUBLE', 'planned start → actual send'),
-  vcol('outcome', 'VARCHAR', 'succeeded | rejected | timed_out | transport_failed | canceled | failed (DESIGN §2)'),
+  vcol('outcome', 'VARCHAR', 'succeeded | rejected | timed_out | transport_failed | canceled | failed (docs/metrics.md §2)'),
   vcol('http_status', 'INTEGER', 'HTTP status; NULL or 0 when there was no response'),
   vcol('error_code', 'INTEGER', "the generator's error code (k6 error_code)"),
   vcol('status_class', 'VARCHAR', "'2xx', '4xx', '5xx', … from http_status, 'none' without a response"),

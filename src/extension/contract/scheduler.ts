@@ -7,7 +7,7 @@
  */
 
 /**
- * Typing pauses shorter than this do not re-validate. DESIGN §6 wants diagnostics ≤ 150 ms after the
+ * Typing pauses shorter than this do not re-validate. docs/performance.md wants diagnostics ≤ 150 ms after the
  * last keystroke; the `yaml` library validates a 500-line contract in ≈ 10 ms (p95 ≈ 90 ms on a 2-core
  * machine at load 12), so 50 ms leaves the rest to the validation and a late timer.
  */

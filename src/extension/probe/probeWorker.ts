@@ -89,7 +89,7 @@ function recording(inner: TraceBackend): TraceBackend & { last?: TraceLook } {
 
 /**
  * The probe as a run the editor opens (its waterfall needs the trace's spans in a database): the
- * request's record (DESIGN §3.1 per-request records) and each fetched document, as the readers load them.
+ * request's record (docs/metrics.md §3.1 per-request records) and each fetched document, as the readers load them.
  */
 async function writeProbeRun(dir: string, result: ProbeResult, look: TraceLook | undefined): Promise<{ records: string; spans: string[] }> {
   await mkdir(dir, { recursive: true });

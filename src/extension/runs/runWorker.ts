@@ -1,7 +1,7 @@
 /**
  * The run worker (dist/runWorker.js): one long-lived thread that holds the editor's runs. DuckDB
  * (its native module, every query), the readers, the analyses, the view models and the trace
- * receiver all run here, so the extension host's event loop only posts messages (DESIGN §6: never
+ * receiver all run here, so the extension host's event loop only posts messages (docs/performance.md: never
  * held > 50 ms). The host starts it on first use (runClient.ts); its messages are workerProtocol.ts.
  */
 import { existsSync } from 'fs';

@@ -144,7 +144,7 @@ describe('contract form model', () => {
       assert.ok(steady[0].description.length > 10);
     });
 
-    it('phases: the contract\'s selectors (streaming), else the defaults of DESIGN §3.3', () => {
+    it('phases: the contract\'s selectors (streaming), else the defaults of docs/metrics.md §3.3', () => {
       const declared = model(read('samples/streaming.loadcontract.yaml'));
       assert.strictEqual(declared.phasesDeclared, true);
       assert.deepStrictEqual(declared.phases.find((p) => p.name === 'gpu_queue'), {

@@ -15,7 +15,7 @@ const GUIDELLM = fixture('tools', 'guidellm-report.from-schema.json');
 
 type Quantiles = { n: number; p50: number; p95: number; t50: number; t95: number };
 
-/** p50/p95 of total and TTFT over successes, with DESIGN §1's definition (quantile_cont). */
+/** p50/p95 of total and TTFT over successes, with docs/metrics.md §1's definition (quantile_cont). */
 async function successQuantiles(store: DuckStore): Promise<Quantiles> {
   const [q] = await store.all<Quantiles>(
     `SELECT count(*) AS n, quantile_cont(client_total_ms, 0.5) AS p50, quantile_cont(client_total_ms, 0.95) AS p95,

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import { performance } from 'perf_hooks';
 import { duckdbInProcess, metrics, phasewise } from './context';
 
-// DESIGN §6: activation ≤ 50 ms, DuckDB loads on first use. This file runs first, before anything in the
+// docs/performance.md: activation ≤ 50 ms, DuckDB loads on first use. This file runs first, before anything in the
 // suite touches Phasewise, so the extension is still inactive here unless an activation event fired.
 suite('activation', () => {
   test('Phasewise activates without loading DuckDB, and the activation time is recorded', async function () {

@@ -63,7 +63,7 @@ suite('phasewise.analyzeRun', () => {
     // The first markdown editor activates VS Code's markdown extension in this same extension host
     // (≈ 1 s of its own module loading on a busy machine): done first, so the figure below is ours.
     await vscode.extensions.getExtension('vscode.markdown-language-features')?.activate();
-    // The extension host's event loop during the whole command (DESIGN §6: never blocked > 50 ms);
+    // The extension host's event loop during the whole command (docs/performance.md: never blocked > 50 ms);
     // recorded, not asserted: other extensions and a busy CI machine delay it too.
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();

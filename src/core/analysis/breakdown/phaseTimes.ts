@@ -31,7 +31,7 @@ export async function buildRootTree(store: QueryRunner): Promise<void> {
 
 /**
  * `phase_sel` (temp) holds the top-most selected spans per (root, phase); `trace_phase_ms` (a CTE of
- * root_phase_figures, see tracePhasesSql): per unique-root trace, one `<phase>_ms` column per phase (DESIGN §1).
+ * root_phase_figures, see tracePhasesSql): per unique-root trace, one `<phase>_ms` column per phase (docs/metrics.md §1).
  *
  * Per (trace, phase) the top-most selected spans are ordered by start. A span opens a new group unless
  * the spans before it still run more than the timestamp granularity past its start: OpenTelemetry JS

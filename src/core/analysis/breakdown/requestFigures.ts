@@ -7,7 +7,7 @@ import type { JoinKey } from '../options';
 
 /**
  * `request_breakdown`: one row per client_requests row, every client column kept, plus the join flags
- * and the per-request decomposition (DESIGN §1; every column is declared in catalog/relations.ts). A
+ * and the per-request decomposition (docs/metrics.md §1; every column is declared in catalog/relations.ts). A
  * view over client_requests and two narrow persisted tables, one row per client row in loaded order,
  * so the client columns are never copied: `request_figures` (flags and the figures no phase mapping
  * changes) and `request_phase_figures` (the root's phase times and what is computed from them).

@@ -4,7 +4,7 @@ import { SqlParams } from '../sql/params';
 import { exec } from '../sql/statement';
 
 /**
- * `trace_roots`: one row per trace with spans (DESIGN §3.3).
+ * `trace_roots`: one row per trace with spans (docs/metrics.md §3.3).
  *
  * Candidates are the SERVER spans (of options.root.service / spanName when given) whose parent is not
  * in the trace. More than one candidate is a collision (root_span_id stays NULL, nothing is matched).

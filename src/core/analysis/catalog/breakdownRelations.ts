@@ -18,7 +18,7 @@ export const BREAKDOWN_RELATIONS: readonly RelationDecl[] = [
     name: 'trace_roots',
     kind: 'table',
     stage: 'breakdown',
-    meaning: 'One row per trace with spans: its root (DESIGN §3.3), or why it has none.',
+    meaning: 'One row per trace with spans: its root (docs/metrics.md §3.3), or why it has none.',
     reads: ['top_index', 'trace_index'],
     options: ['root'],
     columns: [
@@ -117,7 +117,7 @@ export const BREAKDOWN_RELATIONS: readonly RelationDecl[] = [
     name: 'request_figures',
     kind: 'table',
     stage: 'breakdown',
-    meaning: 'Per client_requests row, in loaded order: the join flags and the per-request figures no phase mapping changes (DESIGN §1).',
+    meaning: 'Per client_requests row, in loaded order: the join flags and the per-request figures no phase mapping changes (docs/metrics.md §1).',
     reads: ['client_requests', 'client_index', 'trace_roots', 'root_figures'],
     options: [],
     columns: [

@@ -64,7 +64,7 @@ export const FIGURES: readonly FigureDecl[] = [
   { name: 'client_metrics', meaning: 'Whole-run client-only table.', reads: ['request_breakdown'], options: [], scope: 'phase-independent' },
   { name: 'server_metrics', meaning: 'Whole-run server-only table, phase-independent columns.', reads: ['root_breakdown'], options: [], scope: 'phase-independent' },
   { name: 'server_phase_metrics', meaning: 'Whole-run server-only table, phase-dependent columns.', reads: ['root_breakdown'], options: [], scope: 'all' },
-  { name: 'ledger', meaning: 'The outcome ledger (DESIGN §2) and its notes.', reads: ['run_counters', 'request_breakdown'], options: [], scope: 'phase-independent' },
+  { name: 'ledger', meaning: 'The outcome ledger (docs/metrics.md §2) and its notes.', reads: ['run_counters', 'request_breakdown'], options: [], scope: 'phase-independent' },
   {
     name: 'join',
     meaning: 'The join summary (coverage, collisions, lost roots).',

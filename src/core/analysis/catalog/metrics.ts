@@ -10,7 +10,7 @@
  */
 import type { AnalysisOptions, GateCategory } from '../options';
 
-/** The populations of DESIGN §1; each metric table is computed over one of them. */
+/** The populations of docs/metrics.md §1; each metric table is computed over one of them. */
 export type Population = 'matched' | 'client' | 'server';
 
 /** Where a metric table reads its rows: matched and client successes from request_breakdown, server roots from root_breakdown. */
@@ -43,10 +43,10 @@ export interface MetricDecl {
    * mappings (figures/figureCache.ts), so a metric computed from a phase column must say true.
    */
   phaseDependent: boolean;
-  /** What a broken gate on it means (DESIGN §2): `slo` fails the run, `budget` fails it naming the phase. None: not gated by name. */
+  /** What a broken gate on it means (docs/metrics.md §2): `slo` fails the run, `budget` fails it naming the phase. None: not gated by name. */
   gate?: 'slo' | 'budget';
   unit: 'ms' | 'ms/token';
-  /** One-line meaning (DESIGN §1); a function when the meaning depends on the options. */
+  /** One-line meaning (docs/metrics.md §1); a function when the meaning depends on the options. */
   definition: string | ((options: AnalysisOptions) => string);
 }
 

@@ -2,7 +2,7 @@
  * Report figures kept in the database beside the breakdown (the catalog's cached figures,
  * catalog/figures.ts): whole-run metric tables, join summary, ledger, slow traces, warnings. A
  * re-analysis that changes only windows, gates or slow-trace count reads them back in one small
- * query instead of recomputing about fifteen quantile_cont sorts over request_breakdown (DESIGN §6:
+ * query instead of recomputing about fifteen quantile_cont sorts over request_breakdown (docs/performance.md:
  * re-analysis ≤ 0.5 s at 100k requests).
  *
  * Each row carries the figure's stamp (catalog/stamps.ts), so it is read back only for what it was

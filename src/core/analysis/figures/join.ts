@@ -6,7 +6,7 @@ import type { JoinKey } from '../options';
 type JoinCounts = Omit<JoinSummary, 'coverage' | 'coverage_of_valid' | 'key' | 'key_attribute' | 'applicable'>;
 
 /**
- * The join figures (DESIGN §1 join_coverage, §3.3 collisions) from the tables buildBreakdown made.
+ * The join figures (docs/metrics.md §1 join_coverage, §3.3 collisions) from the tables buildBreakdown made.
  *
  * Counting rules: client figures count client rows (requests), except the *_trace_ids and lost_roots
  * figures, which count distinct trace IDs. duplicate_trace_ids is the number of distinct trace IDs in

@@ -1,5 +1,5 @@
 /**
- * The outcome ledger (DESIGN §2). Counters are mutually exclusive and must reconcile after the drain:
+ * The outcome ledger (docs/metrics.md §2). Counters are mutually exclusive and must reconcile after the drain:
  *   scheduled = started + generator_dropped
  *   started   = succeeded + rejected + timed_out + transport_failed + canceled + failed (+ in_flight)
  * A ledger that does not reconcile means requests were lost or double counted somewhere between the

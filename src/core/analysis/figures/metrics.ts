@@ -1,5 +1,5 @@
 /**
- * The DESIGN §1 metric tables: decomposition metrics over matched successful requests, client-only
+ * The docs/metrics.md §1 metric tables: decomposition metrics over matched successful requests, client-only
  * figures over all successful client requests (comparable with k6's summary), server-only figures over
  * all roots. Which columns each table lists, and in which order, is the metric catalog's
  * (catalog/metrics.ts). Each table is one SQL pass.
@@ -14,7 +14,7 @@ import { computeQuantileTable } from './quantileSql';
 export const ENVELOPE_COLUMN = 'network_envelope_ms';
 
 /**
- * TTFB stands in for TTFT only on non-streaming requests (DESIGN §1): k6's http_req_waiting of a
+ * TTFB stands in for TTFT only on non-streaming requests (docs/metrics.md §1): k6's http_req_waiting of a
  * streaming request is not the first token, so it is left out of client_ttfb_ms there.
  */
 const TTFB_NON_STREAMING = `* REPLACE (CASE WHEN coalesce(is_streaming, false) THEN NULL ELSE client_ttfb_ms END AS client_ttfb_ms)`;

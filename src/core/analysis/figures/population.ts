@@ -1,5 +1,5 @@
 /**
- * The populations every figure is labelled with (DESIGN §1): matched successful requests, all
+ * The populations every figure is labelled with (docs/metrics.md §1): matched successful requests, all
  * successful client requests, all server roots, and the declared steady window (warm-up excluded).
  */
 import type { Params } from '../../store/duckStore';

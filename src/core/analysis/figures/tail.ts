@@ -1,5 +1,5 @@
 /**
- * Tail figures (DESIGN §1) over matched successful requests: tail ratio, tail share above the budget,
+ * Tail figures (docs/metrics.md §1) over matched successful requests: tail ratio, tail share above the budget,
  * session tail probability, and tail attribution, i.e. the mean of each owner over the requests above
  * the client p95. Means are additive where percentiles are not, so the shares add up to the total.
  */

@@ -1,5 +1,5 @@
 /**
- * The run's verdict (DESIGN §2), exactly one, by precedence:
+ * The run's verdict (docs/metrics.md §2), exactly one, by precedence:
  *   instrumentation_failure > inconclusive > fail > pass.
  * A run whose counters do not reconcile cannot be judged on latency at all, and a run that did not
  * deliver its workload cannot fail or pass its SLO: that is why the order is not "worst gate wins".

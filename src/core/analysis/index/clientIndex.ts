@@ -2,7 +2,7 @@
  * client_index (catalog: indexRelations.ts): per client_requests row, in loaded order, the trace it
  * joins and the flags the join figures count, by the run's join key (options.ts JoinKey).
  *
- * By trace ID (DESIGN §1): the row's W3C trace ID against the spans' trace IDs.
+ * By trace ID (docs/metrics.md §1): the row's W3C trace ID against the spans' trace IDs.
  *
  * By request ID, for load generators that propagate no trace context (AIPerf sends X-Request-ID;
  * vLLM, guidellm and per-request records can carry a request ID): the row's request_id against the

@@ -1,5 +1,5 @@
 /**
- * The window series (DESIGN §1 owners, per window): started/completed/scheduled rates, mean in-flight
+ * The window series (docs/metrics.md §1 owners, per window): started/completed/scheduled rates, mean in-flight
  * from each request's [send, end) on the client's clock, errors by class, tokens per second, and
  * p50/p95/p99/mean of every owner over the window's matched successes. Two statements whatever the
  * number of windows or groups: one by send time (counts and owner quantiles), one for what is

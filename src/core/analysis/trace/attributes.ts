@@ -1,6 +1,6 @@
 /**
  * Span attributes as the waterfall may show them: values of keys that carry prompt or response text,
- * credentials or cookies are replaced before they leave the core (DESIGN §5: nothing shows or stores
+ * credentials or cookies are replaced before they leave the core (docs/architecture.md: nothing shows or stores
  * prompt text, response text, API keys or request headers), and the GenAI figures become badges.
  */
 import type { GenAiBadges, SpanAttribute } from './types';

@@ -1,6 +1,6 @@
 /**
  * Durations in contracts: strings with units (`250ms`, `30s`, `10m`, `1h`, k6-style `1m30s`) or numbers
- * in milliseconds (DESIGN §4).
+ * in milliseconds (docs/contract.md).
  */
 
 export type DurationParse =

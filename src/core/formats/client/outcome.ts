@@ -1,5 +1,5 @@
 /**
- * The outcome ledger classification of DESIGN §2 as SQL, shared by the k6 and records readers so
+ * The outcome ledger classification of docs/metrics.md §2 as SQL, shared by the k6 and records readers so
  * that one status maps to one outcome whatever the source.
  *
  * - k6 error_code 1050 (request timeout) → timed_out, whatever the status;

@@ -1,5 +1,5 @@
 /**
- * Per-request records (DESIGN §3.1), NDJSON or CSV: the generator-neutral client format.
+ * Per-request records (docs/metrics.md §3.1), NDJSON or CSV: the generator-neutral client format.
  *
  * Mapping into client_requests (schema.ts):
  * - client_total_ms = final_content_offset_ms − send_offset_ms (when both are present);
@@ -8,7 +8,7 @@
  *   is_streaming comes only from an explicit field (NULL when the record does not say);
  * - start_ms only from an absolute time field (start_ms, send_epoch_ms, start_time, send_time,
  *   timestamp: epoch s/ms/µs/ns by magnitude, or an ISO-8601 string), else NULL;
- * - outcome from `outcome` (synonyms in outcome.ts), else from http_status (DESIGN §2); an outcome
+ * - outcome from `outcome` (synonyms in outcome.ts), else from http_status (docs/metrics.md §2); an outcome
  *   word we do not know is classified from the status and reported;
  * - rows with generator_dropped = true are not requests: counted in run_counters
  *   ('dropped_iterations'; 'scheduled' = all rows; 'iterations' = the others).
@@ -22,7 +22,7 @@ import { recordSkips } from '../skips';
 import { outcomeFromStatusSql, outcomeSynonymsSql } from './outcome';
 import type { ReaderContext, ReaderResult } from '../types';
 
-/** Fields of DESIGN §3.1 and the extras this reader maps. */
+/** Fields of docs/metrics.md §3.1 and the extras this reader maps. */
 const KNOWN_FIELDS = new Set([
   'run_id', 'request_id', 'trace_id', 'window_id', 'route_id', 'model_class', 'prompt_shape_id', 'scheduled_offset_ms',
   'send_offset_ms', 'first_content_offset_ms', 'final_content_offset_ms', 'scheduler_lag_ms', 'input_token_count',
@@ -31,7 +31,7 @@ const KNOWN_FIELDS = new Set([
   'start_ms', 'send_epoch_ms', 'start_time', 'send_time', 'timestamp', 'region', 'priority',
 ]);
 
-/** Text that must never be stored (DESIGN §5): dropped on load. */
+/** Text that must never be stored (docs/architecture.md): dropped on load. */
 const TEXT_FIELDS = new Set([
   'prompt', 'prompts', 'response', 'responses', 'messages', 'message', 'completion', 'completions', 'choices',
   'input', 'output', 'input_text', 'output_text', 'prompt_text', 'response_text', 'content', 'text', 'system_prompt',

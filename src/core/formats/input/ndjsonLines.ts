@@ -9,7 +9,7 @@
  *     await ctx.store.run(`INSERT INTO spans SELECT ... FROM otlp_lines, ...`);
  *     await ctx.store.run('DROP TABLE otlp_lines');
  *
- * Bad-line policy (DESIGN: nothing silently skipped):
+ * Bad-line policy (docs/metrics.md §7: nothing silently skipped):
  * - a line that is not a JSON object is skipped, counted in `skipped` and written to load_issues
  *   (severity 'warning', code 'malformed-json', or 'truncated-line' when it is the last line of the
  *   file: the typical trace of a writer that was killed mid-line);

@@ -1,5 +1,5 @@
 /**
- * Jaeger JSON reader (DESIGN §3.2): the query API / UI download `{"data":[trace…]}`, a bare trace
+ * Jaeger JSON reader (docs/metrics.md §3.2): the query API / UI download `{"data":[trace…]}`, a bare trace
  * object `{traceID, spans, processes}`, and the UI's redux wrapper `{"data":{traceID, spans, …}}`.
  * Times are microseconds. Each span is parsed once by json_transform into a narrow struct.
  *

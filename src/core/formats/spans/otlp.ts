@@ -1,5 +1,5 @@
 /**
- * OTLP JSON reader (DESIGN §3.2): ExportTraceServiceRequest documents, one per line (Collector
+ * OTLP JSON reader (docs/metrics.md §3.2): ExportTraceServiceRequest documents, one per line (Collector
  * `file` exporter, SDK HTTP/JSON captures), one pretty-printed document, or the Jaeger api_v3
  * `{"result": …}` wrapper; plain or gzip.
  *

@@ -1,5 +1,5 @@
 /**
- * Zipkin v2 JSON reader (DESIGN §3.2): an array of spans (POST /api/v2/spans, UI download), or the
+ * Zipkin v2 JSON reader (docs/metrics.md §3.2): an array of spans (POST /api/v2/spans, UI download), or the
  * query API's array of traces `[[span…], …]`. Times are microseconds; 64-bit trace IDs are
  * left-padded to 32 hex digits so they join a W3C traceparent.
  *

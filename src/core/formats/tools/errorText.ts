@@ -1,7 +1,7 @@
 /**
  * Outcome of a request that another load generator recorded as an error string (vLLM `bench serve`'s
  * `errors`, guidellm's `error`): the tools keep no HTTP status of their own, so the ledger class of
- * DESIGN §2 is read from the text.
+ * docs/metrics.md §2 is read from the text.
  *
  * - vLLM writes aiohttp's `response.reason` for a non-200 answer ("Too Many Requests",
  *   "Service Unavailable", …) and a Python traceback for an exception

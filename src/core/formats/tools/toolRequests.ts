@@ -70,7 +70,7 @@ export async function finishToolRequests(ctx: ReaderContext, fieldNames: Readonl
   return { records: n, skipped: kinds.reduce((s, k) => s + k.n, 0) };
 }
 
-/** Records that text fields were present and never stored (DESIGN §5: no prompt or response text). */
+/** Records that text fields were present and never stored (docs/architecture.md: no prompt or response text). */
 export async function noteDroppedText(ctx: ReaderContext, fields: readonly string[]): Promise<void> {
   if (fields.length === 0) return;
   await ctx.store.run(`INSERT INTO load_issues VALUES ($1, NULL, 'info', 'prompt-text-dropped', $2)`, [

@@ -30,7 +30,7 @@ export interface PollResult {
 }
 
 /**
- * The server roots of a trace: SERVER spans whose parent is not in the trace (DESIGN §3.3); without
+ * The server roots of a trace: SERVER spans whose parent is not in the trace (docs/metrics.md §3.3); without
  * one, the spans that have no parent at all (the reconciliation's root fallback, reported there).
  */
 export function rootCandidates(spans: readonly SpanDigest[]): SpanDigest[] {

@@ -185,7 +185,7 @@ function clean(text: string): string {
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
 }
 
-/** Network errors → the ledger's class and a plain reason (DESIGN §2: no status → transport_failed). */
+/** Network errors → the ledger's class and a plain reason (docs/metrics.md §2: no status → transport_failed). */
 export function classifyError(err: unknown, status: number | null): [Outcome, string] {
   const code = typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
   const after = status !== null ? ` after the ${status} headers` : '';

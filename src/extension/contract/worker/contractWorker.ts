@@ -2,7 +2,7 @@
  * The contract worker thread (dist/contractWorker.js, or out/src/extension/contract/worker/contractWorker.js
  * under tsc): the language-service half of the contract editor and the form. The `yaml` library, ajv's schema
  * compilation (≈ 130 ms once) and every parse (≈ 10–30 ms for a 500-line contract on a busy machine)
- * run here, so the extension host's event loop only posts text and maps offsets (DESIGN §6: never held
+ * run here, so the extension host's event loop only posts text and maps offsets (docs/performance.md: never held
  * > 50 ms). One long-lived thread: the host starts it on the first contract and keeps it.
  */
 import { parentPort } from 'worker_threads';

@@ -7,7 +7,7 @@ import { DuckStore } from '../../../../src/core/store/duckStore';
 import { RecordingRunner } from '../../../fixtures/analysis/recording';
 import { insertSyntheticRun } from '../../../fixtures/analysis/synthetic';
 
-/** 20k by default so the suite stays quick; PHASEWISE_PERF_REQUESTS=100000 for the DESIGN §6 size. */
+/** 20k by default so the suite stays quick; PHASEWISE_PERF_REQUESTS=100000 for the docs/performance.md size. */
 const REQUESTS = Number(process.env.PHASEWISE_PERF_REQUESTS ?? 20_000);
 
 describe('breakdown on a synthetic run (SQL range() + random())', function () {
@@ -45,7 +45,7 @@ describe('breakdown on a synthetic run (SQL range() + random())', function () {
       assert.strictEqual(diff.n, REQUESTS);
       assert.ok(diff.gateway < 1e-9 && diff.queue < 1e-9 && diff.generation < 1e-9, JSON.stringify(diff));
 
-      // Re-analysis with another phase mapping reuses the span index (DESIGN §6: ≤ 0.5 s at 100k on
+      // Re-analysis with another phase mapping reuses the span index (docs/performance.md: ≤ 0.5 s at 100k on
       // an idle 2-core machine); the new phase must still equal the plan: auth.check alone.
       const t1 = process.hrtime.bigint();
       const cpu1 = process.cpuUsage();

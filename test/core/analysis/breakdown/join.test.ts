@@ -17,7 +17,7 @@ function kid(trace: string, spanId: string, parent: string, name = 'auth.check',
   return { trace, id: spanId, parent, name, kind, startMs: 1, endMs: 5 };
 }
 
-describe('join (DESIGN §1 coverage, §3.3 roots and collisions)', () => {
+describe('join (docs/metrics.md §1 coverage, §3.3 roots and collisions)', () => {
   it('counts every category of a mixed run', async () => {
     const store = new DuckStore();
     try {

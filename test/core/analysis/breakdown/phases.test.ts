@@ -42,7 +42,7 @@ function near(actual: number | null, expected: number, what: string): void {
   assert.ok(actual !== null && Math.abs(actual - expected) < 1e-9, `${what}: expected ${expected}, got ${actual}`);
 }
 
-describe('phase sums (DESIGN §1)', () => {
+describe('phase sums (docs/metrics.md §1)', () => {
   it('merges genuinely concurrent generation spans by interval union', async () => {
     // Two concurrent generations [100, 400] and [150, 520.5]: union 420.5 ms, not 300 + 370.5.
     const r = await phasesOf([

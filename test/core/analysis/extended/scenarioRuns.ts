@@ -71,7 +71,7 @@ export function readRecords(file: string): Record17[] {
     .filter((r) => !r.generator_dropped);
 }
 
-/** client_total_ms of a record (final − send), as DESIGN §1 defines it for records. */
+/** client_total_ms of a record (final − send), as docs/metrics.md §1 defines it for records. */
 export function totalOf(r: Record17): number | null {
   return r.final_content_offset_ms !== null && r.send_offset_ms !== null ? r.final_content_offset_ms - r.send_offset_ms : null;
 }
