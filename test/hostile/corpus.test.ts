@@ -3,9 +3,9 @@ import { loadManifest, runCase } from './corpus';
 
 /**
  * The hostile corpus through the real CLI (dist/cli.js): each case's expected outcome
- * (test/fixtures/hostile/manifest.json) and the error contract on every run (corpus.ts).
+ * (test/fixtures/hostile/*.json) and the error contract on every run (corpus.ts).
  */
-describe('hostile corpus (test/fixtures/hostile/manifest.json)', function () {
+describe('hostile corpus (test/fixtures/hostile/*.json)', function () {
   this.timeout(180_000);
   const cases = loadManifest();
 

@@ -1,5 +1,5 @@
 /**
- * The hostile corpus (test/fixtures/hostile/manifest.json): bad inputs, each with its one expected
+ * The hostile corpus (every JSON file in test/fixtures/hostile/, one per round of cases): bad inputs, each with its one expected
  * outcome, run through the real CLI. Every run is also held to the error contract (docs/metrics.md §7,
  * contractViolations): an exit code from the table, never an internal error, no DuckDB text, stack
  * trace or raw control character in what the user sees.
@@ -56,8 +56,11 @@ export interface HostileCase {
   expect: Expectation;
 }
 
+/** Every case of every manifest in test/fixtures/hostile/, manifests in name order. */
 export function loadManifest(): HostileCase[] {
-  return JSON.parse(fs.readFileSync(fixture('hostile', 'manifest.json'), 'utf8')) as HostileCase[];
+  const dir = fixture('hostile');
+  const manifests = fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+  return manifests.flatMap((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as HostileCase[]);
 }
 
 function fingerprint(file: string): string {
