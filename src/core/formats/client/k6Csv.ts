@@ -18,6 +18,7 @@ import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql } from './
 import { stageCsv } from '../input/csvRows';
 import { assertIdentifier } from '../input/ndjsonLines';
 import { InputError } from '../../errors';
+import { strictDoubleSql } from '../input/numberText';
 import { recordSkips, type SkipCode } from '../skips';
 import type { ReaderContext, ReaderResult } from '../types';
 
@@ -27,13 +28,16 @@ const MAX_DURATION_MS = 86_400_000;
 /** k6 CSV timestamps: whole unix seconds (or ms/µs/ns) or RFC 3339. */
 const TIME_OK_SQL = `(regexp_full_match("timestamp", '[0-9]+(\\.[0-9]*)?') OR TRY_CAST("timestamp" AS TIMESTAMP_NS) IS NOT NULL)`;
 
+/** A row's value: only as k6 writes numbers (`1_000`, ` 12` or `+5` would pass DuckDB's cast; numberText.ts). */
+const CSV_VALUE_SQL = strictDoubleSql('metric_value');
+
 /**
  * Records and deletes the rows of used metrics whose timestamp or value is unusable (the JSON
  * reader's invalid-time / invalid-value): a NaN, an infinity, 1e308 or a negative duration would
  * otherwise reach every figure computed from the request.
  */
 async function skipInvalidRows(ctx: ReaderContext): Promise<void> {
-  const value = 'TRY_CAST(metric_value AS DOUBLE)';
+  const value = CSV_VALUE_SQL;
   const valueOk = `coalesce(isfinite(${value}) AND (NOT starts_with(metric_name, 'http_req_') OR metric_name = 'http_req_failed' OR ${value} BETWEEN 0 AND ${MAX_DURATION_MS}), false)`;
   await ctx.store.run(
     `CREATE OR REPLACE TEMP TABLE k6_csv_invalid AS
@@ -96,7 +100,7 @@ CREATE OR REPLACE TEMP TABLE k6_groups AS
 WITH rows AS (
   SELECT *, ${extra} AS extra_key, ${meta} AS meta_key FROM k6_csv_rows),
 kept AS (
-  SELECT *, TRY_CAST(metric_value AS DOUBLE) AS pt_value,
+  SELECT *, ${CSV_VALUE_SQL} AS pt_value,
          row_number() OVER (PARTITION BY ${key}, metric_name ORDER BY line) AS ordinal
   FROM rows WHERE ${keptMetricSql('metric_name')}),
 g AS (
