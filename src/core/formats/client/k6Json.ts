@@ -19,9 +19,10 @@
  * truncated line, a value of the wrong type); every line is then classified (ROW_KIND_SQL), the
  * ones skipped are recorded with their numbers and the rest grouped as in the fast path.
  */
-import { checkGroups, checkTraceIdTag, finishK6, groupAggregatesSql, groupChecksCiteLines, keptMetricSql, STREAMING_GROUP_SQL, STREAMING_METRICS } from './k6Requests';
+import {
+  checkGroups, checkTraceIdTag, finishK6, groupAggregatesSql, groupChecksCiteLines, keptMetricSql, recordUnusedMetrics, STREAMING_GROUP_SQL, STREAMING_METRICS,
+} from './k6Requests';
 import { runScan, runUnordered } from '../../store/insertOrder';
-import type { QueryRunner } from '../../store/duckStore';
 import { compressionOf, isDataError, numberedReadIsExact, stageNdjson } from '../input/ndjsonLines';
 import { jsonKindSuffixSql, jsonNumberSql } from '../input/numberText';
 import { scanProgress } from '../input/scanProgress';
@@ -161,7 +162,7 @@ export async function readK6Json(ctx: ReaderContext): Promise<ReaderResult> {
     );
     const check = await checkGroups(ctx);
     if (lines.invalid === 0 && !groupChecksCiteLines(check)) {
-      await recordUnused(store, ctx.sourceId, lines.unused, (lines.metrics ?? []).map((m) => `${m}`));
+      await recordUnusedMetrics(store, ctx.sourceId, lines.unused, (lines.metrics ?? []).map((m) => `${m}`));
       return finishK6(ctx, check);
     }
     ctx.progress?.('k6 JSON has findings to report by line; reading it again with line numbers');
@@ -202,7 +203,7 @@ async function readClassified(ctx: ReaderContext, points: string, params: string
   const unused = await store.all<{ metric: string; n: number }>(
     "SELECT metric, count(*) AS n FROM k6_findings WHERE kind = 'unused' GROUP BY metric ORDER BY n DESC, metric",
   );
-  await recordUnused(store, sourceId, unused.reduce((a, u) => a + u.n, 0), unused.map((u) => `${u.metric} (${u.n})`));
+  await recordUnusedMetrics(store, sourceId, unused.reduce((a, u) => a + u.n, 0), unused.map((u) => `${u.metric} (${u.n})`));
   await store.run('DROP TABLE k6_findings');
   // The points' own parameters ($1, $2: the file) come first, then the tag path.
   const tagParam = `$${params.length + 1}`;
@@ -213,14 +214,4 @@ async function readClassified(ctx: ReaderContext, points: string, params: string
     [...params, `$."${checkTraceIdTag(ctx.traceIdTag)}"`],
     params.length > 0 ? scanProgress(ctx) : undefined,
   );
-}
-
-/** One info row: the Points of metrics this reader does not use, which were not loaded. */
-async function recordUnused(store: QueryRunner, sourceId: number, count: number, metrics: readonly string[]): Promise<void> {
-  if (count === 0) return;
-  const names = metrics.length > 0 ? `: ${metrics.slice(0, 12).join(', ')}${metrics.length > 12 ? ', …' : ''}` : '';
-  await store.run(`INSERT INTO load_issues VALUES ($1, NULL, 'info', 'unused-metrics', $2)`, [
-    sourceId,
-    `${count} Point(s) of k6 metrics Phasewise does not read were not loaded${names}`,
-  ]);
 }

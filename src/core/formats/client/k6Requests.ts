@@ -14,6 +14,7 @@
  * k6 stamps HTTP Points when the response ends, so start_ms = end_ms − http_req_duration.
  */
 import * as path from 'path';
+import type { QueryRunner } from '../../store/duckStore';
 import type { ReaderContext, ReaderResult } from '../types';
 import { outcomeFromStatusSql } from './outcome';
 import { recordSkips, skippedTotal } from '../skips';
@@ -27,6 +28,19 @@ export const OTHER_METRICS = ['iterations', 'dropped_iterations', 'vus', ...Obje
 /** SQL predicate: the metric is one the readers use (constants only, no user text). */
 export function keptMetricSql(metric: string): string {
   return `(starts_with(${metric}, 'http_req') OR ${metric} IN (${OTHER_METRICS.map((m) => `'${m}'`).join(', ')}))`;
+}
+
+/**
+ * One info row: the Points (JSON lines, CSV rows) of metrics the readers do not use, which were not
+ * loaded, with the metrics' names (and counts, when the reader has them).
+ */
+export async function recordUnusedMetrics(store: QueryRunner, sourceId: number, count: number, metrics: readonly string[]): Promise<void> {
+  if (count === 0) return;
+  const names = metrics.length > 0 ? `: ${metrics.slice(0, 12).join(', ')}${metrics.length > 12 ? ', …' : ''}` : '';
+  await store.run(`INSERT INTO load_issues VALUES ($1, NULL, 'info', 'unused-metrics', $2)`, [
+    sourceId,
+    `${count} Point(s) of k6 metrics Phasewise does not read were not loaded${names}`,
+  ]);
 }
 
 /** The k6 HTTP timing metrics, by k6_groups column. */
