@@ -81,7 +81,7 @@ export async function readVllmBench(ctx: ReaderContext): Promise<ReaderResult> {
        WITH r AS (
          SELECT doc_no, i, ${num('ttfts')} AS ttft_s, json_transform(${col('itls')}, '["DOUBLE"]') AS itls_s,
                 ${num('latencies')} AS latency_s, ${num('start_times')} AS start_s,
-                TRY_CAST(${num('input_lens')} AS INTEGER) AS input_tokens, TRY_CAST(${num('output_lens')} AS INTEGER) AS output_tokens,
+                ${col('input_lens')} AS input_tokens, ${col('output_lens')} AS output_tokens,
                 ${errorText} AS error, json_type(${col('ttfts')}) AS ttft_type
          FROM vllm_docs, range(json_array_length(doc, '$.ttfts')::BIGINT) t(i))
        SELECT row_number() OVER (ORDER BY doc_no, i) AS line, doc_no, r.* EXCLUDE (doc_no), ${errorTextStatusSql('error')} AS status
@@ -123,7 +123,9 @@ export async function readVllmBench(ctx: ReaderContext): Promise<ReaderResult> {
       ]);
     }
     await noteDroppedText(ctx, docs.some((d) => d.has_texts) ? ['generated_texts'] : []);
-    return await finishToolRequests(ctx, { total_ms: latencies ? 'latencies' : 'ttfts + Σ itls', ttft_ms: 'ttfts', itl_ms: 'itls' });
+    return await finishToolRequests(ctx, {
+      total_ms: latencies ? 'latencies' : 'ttfts + Σ itls', ttft_ms: 'ttfts', itl_ms: 'itls', input_tokens: 'input_lens', output_tokens: 'output_lens',
+    });
   } finally {
     await store.run('DROP TABLE IF EXISTS vllm_docs');
   }
