@@ -17,6 +17,7 @@ import * as path from 'path';
 import type { QueryRunner } from '../../store/duckStore';
 import type { ReaderContext, ReaderResult } from '../types';
 import { outcomeFromStatusSql } from './outcome';
+import { EARLIEST_START_MS, LATEST_START_MS } from '../requestTimes';
 import { recordSkips, skippedTotal } from '../skips';
 
 /** Custom Trends a streaming k6 script records per request (matched to it by trace ID). */
@@ -93,6 +94,8 @@ export type GroupChecks = {
   /** Groups of HTTP Points without an http_req_duration Point: not loaded. */
   incomplete: number;
   first_incomplete: number | null;
+  /** Requests sent outside the years a run can be in: cited by line after the load (requestTimes.ts). */
+  implausible_start: number;
 };
 
 /** SQL predicate over k6_groups: the group holds the Points of more than one request. */
@@ -105,15 +108,17 @@ export async function checkGroups(ctx: ReaderContext): Promise<GroupChecks> {
             coalesce(sum(greatest(n_reqs, n_duration) - 1) FILTER (WHERE ${MERGED_SQL}), 0)::BIGINT AS merged_requests,
             min(line) FILTER (WHERE ${MERGED_SQL}) AS first_merged,
             count(*) FILTER (WHERE n_http > 0 AND duration IS NULL) AS incomplete,
-            min(line) FILTER (WHERE n_http > 0 AND duration IS NULL) AS first_incomplete
+            min(line) FILTER (WHERE n_http > 0 AND duration IS NULL) AS first_incomplete,
+            count(*) FILTER (WHERE n_http > 0 AND NOT coalesce(end_ms - duration >= ${EARLIEST_START_MS} AND end_ms - duration < ${LATEST_START_MS}, true))
+              AS implausible_start
      FROM k6_groups`,
   );
   return check;
 }
 
-/** True when finishK6 would write a load_issues row, which must name its line. */
+/** True when finishK6, or the load's check of send times after it (requestTimes.ts), would write a load_issues row, which must name its line. */
 export function groupChecksCiteLines(check: GroupChecks): boolean {
-  return check.merged + check.incomplete > 0;
+  return check.merged + check.incomplete + check.implausible_start > 0;
 }
 
 /** Fills client_requests and run_counters from k6_groups, records issues, drops the temp table. */
