@@ -123,6 +123,16 @@ const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string |
     fs.writeSync(fd, ls.slice(Number(keep)).join('\n') + '\n');
     fs.closeSync(fd);
   },
+  /** The first `keep` lines of a sample, then one line of `mib` MiB of spaces, then the rest of the sample. */
+  hugeLineOfSpaces: (file, sample, keep, mib) => {
+    const ls = lines(fs.readFileSync(path.join(fixturesDir, String(sample))));
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, ls.slice(0, Number(keep)).join('\n') + '\n');
+    const block = ' '.repeat(1 << 20);
+    for (let i = 0; i < Number(mib); i++) fs.writeSync(fd, block);
+    fs.writeSync(fd, '\n' + ls.slice(Number(keep)).join('\n') + '\n');
+    fs.closeSync(fd);
+  },
 };
 
 /** Writes the file `name` of a case into `dir`. */
