@@ -96,6 +96,16 @@ const TRANSFORMS: Readonly<Record<string, (buf: Buffer, ...args: Array<string | 
     return out;
   },
   truncateBytes: (buf, fraction) => buf.subarray(0, Math.floor(buf.length * Number(fraction))),
+  /**
+   * Gzips the first lines as members of `sizes` lines each ("800,10": lines 1–800, then 801–810) and
+   * appends `text` as raw bytes after them (not another member).
+   */
+  gzipMembersThenGarbage: (buf, sizes, text) => {
+    const ls = lines(buf);
+    let from = 0;
+    const members = String(sizes).split(',').map((n) => gzipSync(join(ls.slice(from, (from += Number(n))))));
+    return Buffer.concat([...members, Buffer.from(String(text), 'utf8')]);
+  },
 };
 
 /** Large or repetitive files, written in streamed chunks. */
