@@ -133,6 +133,14 @@ const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string |
     fs.writeSync(fd, ls.slice(Number(keep)).join('\n') + '\n');
     fs.closeSync(fd);
   },
+  /** `text`, then comment lines (`# …`) up to `mib` MiB in all (a YAML file too large to be a contract). */
+  paddedText: (file, text, mib) => {
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, String(text));
+    const block = `# ${'x'.repeat(1021)}\n`.repeat(1024);
+    for (let i = 0; i < Number(mib); i++) fs.writeSync(fd, block);
+    fs.closeSync(fd);
+  },
   /** The first `keep` lines of a sample, then one line of `mib` MiB of spaces, then the rest of the sample. */
   hugeLineOfSpaces: (file, sample, keep, mib) => {
     const ls = lines(fs.readFileSync(path.join(fixturesDir, String(sample))));

@@ -2,14 +2,12 @@
  * `phasewise sql --db FILE "SELECT …"`: one read-only SELECT over the query views of a loaded run
  * (core/views), printed as a table, CSV or JSON. `--help` prints every view and column.
  */
-import { readFile } from 'fs/promises';
 import { runSelect } from '../../core/views/query';
 import { renderResult, RESULT_FORMATS, type ResultFormat } from '../../core/views/render';
 import { viewsReference } from '../../core/views/docs';
 import { openRunViews } from '../../core/views/session';
 import { flagPositiveInt, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
-import { InputError } from '../../core/errors';
-import { osReason } from '../../core/outputFile';
+import { readSmallText } from '../../core/formats/input/inputFile';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';
@@ -88,10 +86,9 @@ function parseFormat(raw: string): ResultFormat {
   throw new UsageError(`--format expects one of ${RESULT_FORMATS.join(', ')}, got '${raw}'`);
 }
 
-async function readQuery(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    throw new InputError(file, undefined, 'a file holding the query (--file)', `a file that cannot be read: ${osReason(err)?.reason ?? 'error'}`);
-  }
+/** A query file larger than this is not a query (a wrong file, or a device). */
+const MAX_QUERY_BYTES = 1 << 20;
+
+function readQuery(file: string): Promise<string> {
+  return readSmallText(file, 'a file holding the query (--file)', MAX_QUERY_BYTES);
 }
