@@ -4,6 +4,7 @@
  * DuckDB database. Everything is written into the case's temporary directory; nothing under
  * test/fixtures is modified.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { gzipSync } from 'zlib';
@@ -26,6 +27,10 @@ export interface FileSpec {
   duckdb?: string[];
   /** A directory instead of a file. */
   directory?: boolean;
+  /** A symbolic link to this target (as written: relative to the link's folder, or absolute). */
+  symlink?: string;
+  /** A named pipe (FIFO). */
+  fifo?: boolean;
   /** chmod after writing (octal as a string, e.g. "000"). */
   mode?: string;
 }
@@ -157,7 +162,11 @@ const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string |
 export async function makeFile(dir: string, name: string, spec: FileSpec): Promise<string> {
   const file = path.join(dir, name);
   if (spec.directory) fs.mkdirSync(file, { recursive: true });
-  else if (spec.duckdb) {
+  else if (spec.symlink !== undefined) fs.symlinkSync(spec.symlink, file);
+  else if (spec.fifo) {
+    const made = spawnSync('mkfifo', [file]);
+    if (made.status !== 0) throw new Error(`mkfifo ${file} failed: ${made.stderr.toString()}`);
+  } else if (spec.duckdb) {
     const instance = await DuckDBInstance.create(file);
     const conn = await instance.connect();
     for (const sql of spec.duckdb) await conn.run(sql);
