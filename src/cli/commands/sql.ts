@@ -4,13 +4,14 @@
  */
 import { runSelect } from '../../core/views/query';
 import { renderResult, RESULT_FORMATS, type ResultFormat } from '../../core/views/render';
+import { writeSelect } from '../../core/views/streamResult';
 import { viewsReference } from '../../core/views/docs';
 import { openRunViews } from '../../core/views/session';
 import { flagPositiveInt, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { readSmallText } from '../../core/formats/input/inputFile';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
-import { checkOutputPath, writeOutputFile } from '../outputFile';
+import { checkOutputPath, writeOutputFile, writeOutputStream } from '../outputFile';
 import { resolveAnalysis, storedJoinKeyHook, storeFlags } from '../session';
 
 const SQL_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -70,14 +71,21 @@ export async function runSql(argv: readonly string[]): Promise<number> {
   const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);
   const run = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: note, memory, onStoredJoinKey: storedJoinKeyHook(args, options, db) });
-  let text: string;
   try {
-    text = renderResult(await runSelect(run.store, sql, maxRows), format);
+    if (format === 'text') {
+      // The table's column widths need every row it shows (at most --max-rows, 1000 by default).
+      const text = renderResult(await runSelect(run.store, sql, maxRows), format);
+      if (out !== undefined) await writeOutputFile(out, text);
+      else await writeStdout(text);
+    } else if (out !== undefined) {
+      // CSV and JSON go out as the query runs, chunk by chunk: any number of rows in bounded memory.
+      await writeOutputStream(out, (write) => writeSelect(run.store, sql, format, write, maxRows));
+    } else {
+      await writeSelect(run.store, sql, format, (text) => writeStdout(text), maxRows);
+    }
   } finally {
     await run.close();
   }
-  if (out !== undefined) await writeOutputFile(out, text);
-  else await writeStdout(text);
   return EXIT_PASS;
 }
 

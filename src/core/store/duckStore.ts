@@ -174,6 +174,40 @@ export class DuckStore implements QueryRunner {
   }
 
   /**
+   * A user's query streamed: `head` gets its columns and DuckDB type names, then `rows` each chunk of
+   * rows as it is fetched (DuckDB's vector size, 2048) and is awaited before the next one, so a slow
+   * writer holds the query back and the result is never held whole (`sql --format csv` over 20M rows
+   * held them all and ran V8 out of heap). With `maxRows`, reading stops once that many rows are in
+   * (the last chunk may run past it). Returns the rows read.
+   */
+  async streamTable(
+    sql: string,
+    sink: { head(columns: string[], types: string[]): Promise<void>; rows(rows: unknown[][]): Promise<void> },
+    maxRows?: number,
+  ): Promise<number> {
+    const conn = await this.connectUnlessCancelled();
+    // DuckDB's failures become StoreErrors; the sink's own (a full disk, a closed pipe) pass as they are.
+    const engine = async <T>(step: () => Promise<T>): Promise<T> => {
+      try {
+        return await step();
+      } catch (err) {
+        throw this.storeError(err, sql);
+      }
+    };
+    const result = await engine(() => conn.stream(sql));
+    await sink.head(result.columnNames(), result.columnTypes().map((t) => t.toString()));
+    const chunks = result.yieldRowsJs()[Symbol.asyncIterator]();
+    let read = 0;
+    for (;;) {
+      const next = await engine(() => chunks.next());
+      if (next.done) return read;
+      read += next.value.length;
+      await sink.rows(next.value.map((r) => r.map(normalizeValue)));
+      if (maxRows !== undefined && read >= maxRows) return read;
+    }
+  }
+
+  /**
    * A result column by column (for numeric columns read whole, e.g. the values a bootstrap resamples):
    * far cheaper than row objects when there are many rows.
    */
