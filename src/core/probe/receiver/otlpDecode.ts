@@ -37,10 +37,19 @@ export function decodeProtobufExport(body: Uint8Array): DecodedExport {
   return acceptSpans(obj, true);
 }
 
+/**
+ * The 64-bit integer fields of OTLP JSON, which proto-JSON writes as strings but an exporter may write
+ * as numbers: JSON.parse rounded those to a double (…251 was stored as …400: an 82 ns span became 0 ns).
+ */
+const INT64_NUMBER = /("(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|intValue)"\s*:\s*)(-?\d+)(?=\s*[,}\]])/g;
+
 export function decodeJsonExport(body: Uint8Array): DecodedExport {
   let doc: unknown;
   try {
-    doc = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+    // Integers are quoted before parsing, so they keep every digit (the file readers read them as
+    // text too). In valid JSON the pattern cannot match inside a string: there a quote is escaped.
+    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8').replace(INT64_NUMBER, '$1"$2"');
+    doc = JSON.parse(text);
   } catch (err) {
     throw new UndecodableError(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
