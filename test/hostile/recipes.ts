@@ -10,6 +10,7 @@ import * as path from 'path';
 import { gzipSync } from 'zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { fixturesDir } from '../helpers/paths';
+import { otlpTypes } from '../../src/core/probe/receiver/otlpProto';
 
 /** One transform: a name and its arguments (manifest.json: `["crlf"]`, `["insertLine", 51, "…"]`). */
 export type Transform = [string, ...Array<string | number>];
@@ -137,6 +138,22 @@ const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string |
     fs.writeSync(fd, '"}}}\n{"metric": "http_req_duration", broken\n');
     fs.writeSync(fd, ls.slice(Number(keep)).join('\n') + '\n');
     fs.closeSync(fd);
+  },
+  /** An OTLP JSON export of one span whose attribute `deep` holds kvlist values nested `depth` times. */
+  nestedOtlpAttribute: (file, depth) => {
+    let value = '{"stringValue":"bottom"}';
+    for (let i = 0; i < Number(depth); i++) value = `{"kvlistValue":{"values":[{"key":"k","value":${value}}]}}`;
+    fs.writeFileSync(file, `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"gw"}}]},"scopeSpans":[{"spans":[{"traceId":"0b71e6178914501b1e906d2ed642d4a0","spanId":"1111111111111111","name":"deep","kind":2,"startTimeUnixNano":"1764429042535290251","endTimeUnixNano":"1764429042635290251","attributes":[{"key":"deep","value":${value}}]}]}]}]}`);
+  },
+  /** The same export as nestedOtlpAttribute, as protobuf (opentelemetry-proto's types, as the receiver decodes them). */
+  nestedOtlpProtobuf: (file, depth) => {
+    GENERATORS.nestedOtlpAttribute(file, depth);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> };
+    const span = doc.resourceSpans[0].scopeSpans[0].spans[0];
+    // protobufjs's fromObject takes IDs as base64 bytes.
+    for (const id of ['traceId', 'spanId']) span[id] = Buffer.from(String(span[id]), 'hex').toString('base64');
+    const { ExportTraceServiceRequest } = otlpTypes();
+    fs.writeFileSync(file, ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(doc)).finish());
   },
   /** `text`, then comment lines (`# …`) up to `mib` MiB in all (a YAML file too large to be a contract). */
   paddedText: (file, text, mib) => {
