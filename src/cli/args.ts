@@ -1,3 +1,4 @@
+import { MAX_WINDOW_MS, MIN_WINDOW_MS } from '../core/contract/defaults';
 import { UNIT_MS } from '../core/contract/parse/durations';
 
 /**
@@ -113,10 +114,8 @@ export function parseDurationMs(text: string, what: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
   if (!match) throw new UsageError(`${what} expects a duration such as 250ms, 30s or 10m, got '${text}'`);
   const ms = Number(match[1]) * UNIT_MS[match[2] ?? 'ms'];
-  if (!(ms >= 1)) throw new UsageError(`${what} must be at least 1ms, got '${text}'`);
-  // A year: longer windows are a typo, and the window index must stay a small integer in SQL.
-  if (ms > MAX_DURATION_MS) throw new UsageError(`${what} must be at most 365 days, got '${text}'`);
+  // The window bounds (contract/defaults.ts) bound every duration flag: a year is a typo for all of them.
+  if (!(ms >= MIN_WINDOW_MS)) throw new UsageError(`${what} must be at least 1ms, got '${text}'`);
+  if (ms > MAX_WINDOW_MS) throw new UsageError(`${what} must be at most 365 days, got '${text}'`);
   return ms;
 }
-
-const MAX_DURATION_MS = 365 * 24 * 3600 * 1000;

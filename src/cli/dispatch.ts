@@ -28,6 +28,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   compare: async (argv) => (await import('./commands/compare')).runCompare(argv),
 };
 
+/** Commands whose --help is the shared usage (the others print their own). */
+const SHARED_USAGE_COMMANDS = new Set(['analyze', 'reconcile', 'probe', 'receive']);
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   try {
@@ -42,7 +45,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const command = COMMANDS[name];
     if (!command) throw new UsageError(`unknown command '${name}' (expected ${Object.keys(COMMANDS).join(', ')})`);
-    if ((name === 'analyze' || name === 'reconcile') && (rest.includes('--help') || rest.includes('-h'))) {
+    // The commands without a usage of their own print the shared one (receive --help exited 4).
+    if (SHARED_USAGE_COMMANDS.has(name) && (rest.includes('--help') || rest.includes('-h'))) {
       await writeStdout(USAGE);
       return EXIT_PASS;
     }

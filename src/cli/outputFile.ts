@@ -9,6 +9,7 @@ import * as path from 'path';
 import { InputError } from '../core/errors';
 import { escapeText } from '../core/escape';
 import { replaceOutput } from '../core/outputFile';
+import { writeTextFile } from '../core/textFile';
 import type { RawOption } from './output';
 
 /** What `--out` must be (also the expectation a failed write of it names). */
@@ -37,4 +38,12 @@ export async function checkOutputPath(out: string): Promise<void> {
 export async function writeOutputFile(out: string, content: string, options: RawOption = {}): Promise<void> {
   const text = options.raw ? content : escapeText(content);
   await replaceOutput(out, (file, mode) => writeFile(file, text, { encoding: 'utf8', mode }), OUT_EXPECTED);
+}
+
+/**
+ * Writes the text `produce` hands its sink, piece by piece, to `out` as writeOutputFile writes a whole
+ * text (escaped, beside it and renamed over it); returns what `produce` returned.
+ */
+export function writeOutputStream<T>(out: string, produce: (write: (text: string) => Promise<void>) => Promise<T>): Promise<T> {
+  return replaceOutput(out, (file, mode) => writeTextFile(file, mode, (write) => produce((text) => write(escapeText(text)))), OUT_EXPECTED);
 }

@@ -17,6 +17,9 @@ export function parseByteSize(text: string): number | undefined {
 /** The smallest memory_limit accepted: below it DuckDB's JSON reader alone (one thread, 1 MiB pieces) would not fit. */
 export const MIN_MEMORY_LIMIT_BYTES = 128e6;
 
+/** The largest memory_limit accepted: DuckDB refuses sizes past its own (1PB fails to set; 1000TB is taken). */
+export const MAX_MEMORY_LIMIT_BYTES = 1000e12;
+
 /**
  * A user's memory limit ('2GB', '512MB', '1.5GiB') checked and written as DuckDB takes it; throws an
  * Error saying what was expected (the CLI turns it into a usage error, the editor into a message).
@@ -26,6 +29,7 @@ export function normalizeMemoryLimit(text: string): string {
   const bytes = m ? parseByteSize(`${m[1]} ${m[2]}`) : undefined;
   if (!m || bytes === undefined) throw new Error(`expects a size such as 2GB, 1500MB or 1.5GiB, got '${text}'`);
   if (bytes < MIN_MEMORY_LIMIT_BYTES) throw new Error(`must be at least 128MB, got '${text}'`);
+  if (bytes > MAX_MEMORY_LIMIT_BYTES) throw new Error(`must be at most 1000TB, got '${text}'`);
   const unit = m[2].toUpperCase();
   return `${m[1]}${unit.endsWith('IB') ? `${unit.slice(0, -2)}iB` : unit}`;
 }

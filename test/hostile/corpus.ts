@@ -11,6 +11,7 @@ import * as path from 'path';
 import { fixture, sharedSamplesDir } from '../helpers/paths';
 import { runCli, type CliResult } from '../cli/runCli';
 import { makeFile, type FileSpec } from './recipes';
+import { runReceiverCase, type ReceiveSpec } from './receiverCase';
 
 export interface Expectation {
   exit: number;
@@ -35,6 +36,8 @@ export interface Expectation {
   matched?: number;
   /** Case files whose bytes and modification time must not change. */
   untouched?: string[];
+  /** Regular expressions (multi-line) each case file must match after the run. */
+  contents?: Record<string, string[]>;
 }
 
 export interface HostileCase {
@@ -53,6 +56,8 @@ export interface HostileCase {
   sql?: Record<string, string[]>;
   /** chmod (octal) of case files or directories after the setup. */
   modes?: Record<string, string>;
+  /** A receiver case: `args` are `receive`'s, and these bodies are POSTed to it (receiverCase.ts). */
+  receive?: ReceiveSpec;
   expect: Expectation;
 }
 
@@ -103,10 +108,16 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
     for (const [name, mode] of Object.entries(c.modes ?? {})) fs.chmodSync(substitute(`{${name}}`), parseInt(mode, 8));
     const untouched = new Map((c.expect.untouched ?? []).map((name) => [name, fingerprint(substitute(`{${name}}`))]));
     const args = c.args.map(substitute);
-    const result = cli === undefined
+    const received = c.receive ? await runReceiverCase(args, c.receive, dir, paths, cli) : undefined;
+    const result = received?.result ?? (cli === undefined
       ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged })
-      : await runCliAt(cli, args, dir, c.unprivileged === true);
-    const failures = contractViolations(result, c.expect.exit);
+      : await runCliAt(cli, args, dir, c.unprivileged === true));
+    const failures = [...(received?.failures ?? []), ...contractViolations(result, c.expect.exit)];
+    for (const [name, patterns] of Object.entries(c.expect.contents ?? {})) {
+      const file = substitute(`{${name}}`);
+      const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+      for (const p of patterns) if (text === undefined || !new RegExp(p, 'm').test(text)) failures.push(`${name} does not match /${p}/${text === undefined ? ' (no such file)' : ''}`);
+    }
     let report: Report | undefined;
     try {
       report = result.stdout.trimStart().startsWith('{') ? (JSON.parse(result.stdout) as Report) : undefined;

@@ -31,7 +31,7 @@ const SAMPLES: Sample[] = [
 ];
 
 /** mulberry32: a small, fixed, seedable generator (the same cases on every machine). */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -43,7 +43,7 @@ function rng(seed: number): () => number {
 }
 
 type Mutation = (b: Buffer, r: () => number) => Buffer;
-const pick = (r: () => number, n: number): number => Math.floor(r() * n);
+export const pick = (r: () => number, n: number): number => Math.floor(r() * n);
 const splitLines = (b: Buffer): Buffer[] => {
   const out: Buffer[] = [];
   let from = 0;
@@ -130,14 +130,22 @@ export interface FuzzCase {
   bytes: Buffer;
 }
 
+/**
+ * One to three mutations drawn from `names` (all by default), byte-level ones first and at most one
+ * file-level one (an encoding, gzip) last, applied to `bytes`.
+ */
+export function mutate(bytes: Buffer, r: () => number, names: readonly string[] = MUTATION_NAMES): { mutations: string[]; bytes: Buffer } {
+  const drawn: string[] = [];
+  for (let n = 1 + pick(r, 3); n > 0; n--) drawn.push(names[pick(r, names.length)]);
+  const ordered = [...drawn.filter((m) => !FILE_LEVEL.has(m)), ...drawn.filter((m) => FILE_LEVEL.has(m)).slice(0, 1)];
+  let out = bytes;
+  for (const m of ordered) out = MUTATIONS[m](out, r);
+  return { mutations: ordered, bytes: out };
+}
+
 export function makeCase(seed: number): FuzzCase {
   const r = rng(seed);
   const sample = SAMPLES[pick(r, SAMPLES.length)];
-  const names: string[] = [];
-  for (let n = 1 + pick(r, 3); n > 0; n--) names.push(MUTATION_NAMES[pick(r, MUTATION_NAMES.length)]);
-  const ordered = [...names.filter((m) => !FILE_LEVEL.has(m)), ...names.filter((m) => FILE_LEVEL.has(m)).slice(0, 1)];
-  let bytes = sample.bytes;
-  for (const m of ordered) bytes = MUTATIONS[m](bytes, r);
-  return { seed, sample, mutations: ordered, bytes };
+  return { seed, sample, ...mutate(sample.bytes, r) };
 }
 

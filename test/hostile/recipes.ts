@@ -4,11 +4,13 @@
  * DuckDB database. Everything is written into the case's temporary directory; nothing under
  * test/fixtures is modified.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { gzipSync } from 'zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { fixturesDir } from '../helpers/paths';
+import { otlpTypes } from '../../src/core/probe/receiver/otlpProto';
 
 /** One transform: a name and its arguments (manifest.json: `["crlf"]`, `["insertLine", 51, "…"]`). */
 export type Transform = [string, ...Array<string | number>];
@@ -26,6 +28,10 @@ export interface FileSpec {
   duckdb?: string[];
   /** A directory instead of a file. */
   directory?: boolean;
+  /** A symbolic link to this target (as written: relative to the link's folder, or absolute). */
+  symlink?: string;
+  /** A named pipe (FIFO). */
+  fifo?: boolean;
   /** chmod after writing (octal as a string, e.g. "000"). */
   mode?: string;
 }
@@ -96,6 +102,16 @@ const TRANSFORMS: Readonly<Record<string, (buf: Buffer, ...args: Array<string | 
     return out;
   },
   truncateBytes: (buf, fraction) => buf.subarray(0, Math.floor(buf.length * Number(fraction))),
+  /**
+   * Gzips the first lines as members of `sizes` lines each ("800,10": lines 1–800, then 801–810) and
+   * appends `text` as raw bytes after them (not another member).
+   */
+  gzipMembersThenGarbage: (buf, sizes, text) => {
+    const ls = lines(buf);
+    let from = 0;
+    const members = String(sizes).split(',').map((n) => gzipSync(join(ls.slice(from, (from += Number(n))))));
+    return Buffer.concat([...members, Buffer.from(String(text), 'utf8')]);
+  },
 };
 
 /** Large or repetitive files, written in streamed chunks. */
@@ -123,13 +139,51 @@ const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string |
     fs.writeSync(fd, ls.slice(Number(keep)).join('\n') + '\n');
     fs.closeSync(fd);
   },
+  /** An OTLP JSON export of one span whose attribute `deep` holds kvlist values nested `depth` times. */
+  nestedOtlpAttribute: (file, depth) => {
+    let value = '{"stringValue":"bottom"}';
+    for (let i = 0; i < Number(depth); i++) value = `{"kvlistValue":{"values":[{"key":"k","value":${value}}]}}`;
+    fs.writeFileSync(file, `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"gw"}}]},"scopeSpans":[{"spans":[{"traceId":"0b71e6178914501b1e906d2ed642d4a0","spanId":"1111111111111111","name":"deep","kind":2,"startTimeUnixNano":"1764429042535290251","endTimeUnixNano":"1764429042635290251","attributes":[{"key":"deep","value":${value}}]}]}]}]}`);
+  },
+  /** The same export as nestedOtlpAttribute, as protobuf (opentelemetry-proto's types, as the receiver decodes them). */
+  nestedOtlpProtobuf: (file, depth) => {
+    GENERATORS.nestedOtlpAttribute(file, depth);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> };
+    const span = doc.resourceSpans[0].scopeSpans[0].spans[0];
+    // protobufjs's fromObject takes IDs as base64 bytes.
+    for (const id of ['traceId', 'spanId']) span[id] = Buffer.from(String(span[id]), 'hex').toString('base64');
+    const { ExportTraceServiceRequest } = otlpTypes();
+    fs.writeFileSync(file, ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(doc)).finish());
+  },
+  /** `text`, then comment lines (`# …`) up to `mib` MiB in all (a YAML file too large to be a contract). */
+  paddedText: (file, text, mib) => {
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, String(text));
+    const block = `# ${'x'.repeat(1021)}\n`.repeat(1024);
+    for (let i = 0; i < Number(mib); i++) fs.writeSync(fd, block);
+    fs.closeSync(fd);
+  },
+  /** The first `keep` lines of a sample, then one line of `mib` MiB of spaces, then the rest of the sample. */
+  hugeLineOfSpaces: (file, sample, keep, mib) => {
+    const ls = lines(fs.readFileSync(path.join(fixturesDir, String(sample))));
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, ls.slice(0, Number(keep)).join('\n') + '\n');
+    const block = ' '.repeat(1 << 20);
+    for (let i = 0; i < Number(mib); i++) fs.writeSync(fd, block);
+    fs.writeSync(fd, '\n' + ls.slice(Number(keep)).join('\n') + '\n');
+    fs.closeSync(fd);
+  },
 };
 
 /** Writes the file `name` of a case into `dir`. */
 export async function makeFile(dir: string, name: string, spec: FileSpec): Promise<string> {
   const file = path.join(dir, name);
   if (spec.directory) fs.mkdirSync(file, { recursive: true });
-  else if (spec.duckdb) {
+  else if (spec.symlink !== undefined) fs.symlinkSync(spec.symlink, file);
+  else if (spec.fifo) {
+    const made = spawnSync('mkfifo', [file]);
+    if (made.status !== 0) throw new Error(`mkfifo ${file} failed: ${made.stderr.toString()}`);
+  } else if (spec.duckdb) {
     const instance = await DuckDBInstance.create(file);
     const conn = await instance.connect();
     for (const sql of spec.duckdb) await conn.run(sql);

@@ -51,7 +51,7 @@ export async function resolveSide(name: 'base' | 'head', paths: readonly string[
     return { kind: 'db', label, file: databases[0], contract: given };
   }
   const c = await classifyPaths(paths);
-  for (const s of c.skipped) note(`phasewise: --${name}: skipped ${s.path}: ${s.reason}`);
+  for (const s of [...c.skipped, ...c.ignored]) note(`phasewise: --${name}: skipped ${s.path}: ${s.reason}`);
   if (c.run.length === 0 && c.spans.length === 0) throw new InputError(path.resolve(paths[0]), undefined, `run artifacts or span exports for --${name}`, 'no input file of a known format');
   let contract = given;
   if (contract === undefined && c.contracts.length > 1) throw new UsageError(`--${name} holds ${c.contracts.length} load contracts (${c.contracts.join(', ')}): give the side's one with --${name}-contract`);

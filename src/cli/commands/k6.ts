@@ -2,10 +2,9 @@
  * `phasewise k6 FILE [--out SCRIPT.js]`: the k6 script that runs a contract. Refuses contracts with
  * errors (printing them, exit 4), because a script from a broken contract would run the wrong experiment.
  */
-import { loadContractFile } from '../../core/contract';
+import { parseContract, readContractText } from '../../core/contract';
 import { generateK6Script, K6GenerationError } from '../../core/contract/k6/k6Script';
 import { ContractError, InputError } from '../../core/errors';
-import { checkReadableFile } from '../../core/formats/input/inputFile';
 import { formatDiagnostic } from '../../core/run/contractInput';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
@@ -29,9 +28,9 @@ export async function runK6(argv: readonly string[]): Promise<number> {
   if (args.positional.length > 1) throw new UsageError(`one contract at a time, got ${args.positional.length} (${USAGE})`);
   const [file] = args.positional;
   const out = flagString(args, 'out');
-  await checkReadableFile(file, 'a load contract file (*.loadcontract.yaml)');
+  const text = await readContractText(file);
   if (out !== undefined) await checkOutputPath(out);
-  const { contract, diagnostics } = await loadContractFile(file);
+  const { contract, diagnostics } = parseContract(text, file);
   const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => formatDiagnostic(file, d));
   if (!contract) {
     throw new ContractError(file, [...shown, 'phasewise k6: the contract has errors; fix them first (phasewise validate shows all of them)']);

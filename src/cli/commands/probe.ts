@@ -154,15 +154,13 @@ export async function requestFromFlags(args: ParsedArgs): Promise<{ request: Tim
   };
 }
 
+/** A request body larger than this is not a chat completion request (it is read whole, to send). */
+const MAX_BODY_FILE_BYTES = 16 << 20;
+
 async function readBodyFile(file: string): Promise<Record<string, unknown>> {
-  const { readFile } = await import('fs/promises');
   const { InputError } = await import('../../core/errors');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    throw new InputError(file, undefined, 'a readable JSON file holding the request body', 'no such file');
-  }
+  const { readSmallText } = await import('../../core/formats/input/inputFile');
+  const text = await readSmallText(file, 'a JSON file holding the request body', MAX_BODY_FILE_BYTES);
   try {
     const doc: unknown = JSON.parse(text);
     if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) return doc as Record<string, unknown>;

@@ -125,6 +125,7 @@ export function summaryText(s: ReceiverSummary): string[] {
   return [
     `received ${s.accepted_spans} span(s) in ${s.exports_accepted} export(s) on ${s.address} over ${s.duration_s.toFixed(1)} s (${(s.bytes_received / 1_048_576).toFixed(2)} MiB)`,
     `refused: ${s.rejected_spans} span(s) inside accepted exports; ${refused.length > 0 ? refused.join(', ') : 'no request'}`,
+    ...(s.incomplete_requests > 0 ? [`cut off: ${s.incomplete_requests} request(s) whose client closed the connection or stalled before the body was complete (not answered)`] : []),
     ...(s.redactions > 0 ? [`redacted ${s.redactions} occurrence(s) of the API token before storing`] : []),
     `stored to: ${s.stored.join(', ') || 'nothing'}`,
   ];

@@ -2,17 +2,16 @@
  * `phasewise sql --db FILE "SELECT …"`: one read-only SELECT over the query views of a loaded run
  * (core/views), printed as a table, CSV or JSON. `--help` prints every view and column.
  */
-import { readFile } from 'fs/promises';
 import { runSelect } from '../../core/views/query';
 import { renderResult, RESULT_FORMATS, type ResultFormat } from '../../core/views/render';
+import { writeSelect } from '../../core/views/streamResult';
 import { viewsReference } from '../../core/views/docs';
 import { openRunViews } from '../../core/views/session';
 import { flagPositiveInt, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
-import { InputError } from '../../core/errors';
-import { osReason } from '../../core/outputFile';
+import { readSmallText } from '../../core/formats/input/inputFile';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
-import { checkOutputPath, writeOutputFile } from '../outputFile';
+import { checkOutputPath, writeOutputFile, writeOutputStream } from '../outputFile';
 import { resolveAnalysis, storedJoinKeyHook, storeFlags } from '../session';
 
 const SQL_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -72,14 +71,21 @@ export async function runSql(argv: readonly string[]): Promise<number> {
   const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);
   const run = await openRunViews(db, options, { untrustedQueries: true, onAnalyse: note, memory, onStoredJoinKey: storedJoinKeyHook(args, options, db) });
-  let text: string;
   try {
-    text = renderResult(await runSelect(run.store, sql, maxRows), format);
+    if (format === 'text') {
+      // The table's column widths need every row it shows (at most --max-rows, 1000 by default).
+      const text = renderResult(await runSelect(run.store, sql, maxRows), format);
+      if (out !== undefined) await writeOutputFile(out, text);
+      else await writeStdout(text);
+    } else if (out !== undefined) {
+      // CSV and JSON go out as the query runs, chunk by chunk: any number of rows in bounded memory.
+      await writeOutputStream(out, (write) => writeSelect(run.store, sql, format, write, maxRows));
+    } else {
+      await writeSelect(run.store, sql, format, (text) => writeStdout(text), maxRows);
+    }
   } finally {
     await run.close();
   }
-  if (out !== undefined) await writeOutputFile(out, text);
-  else await writeStdout(text);
   return EXIT_PASS;
 }
 
@@ -88,10 +94,9 @@ function parseFormat(raw: string): ResultFormat {
   throw new UsageError(`--format expects one of ${RESULT_FORMATS.join(', ')}, got '${raw}'`);
 }
 
-async function readQuery(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    throw new InputError(file, undefined, 'a file holding the query (--file)', `a file that cannot be read: ${osReason(err)?.reason ?? 'error'}`);
-  }
+/** A query file larger than this is not a query (a wrong file, or a device). */
+const MAX_QUERY_BYTES = 1 << 20;
+
+function readQuery(file: string): Promise<string> {
+  return readSmallText(file, 'a file holding the query (--file)', MAX_QUERY_BYTES);
 }

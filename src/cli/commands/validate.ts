@@ -3,8 +3,7 @@
  * shape VS Code problem matchers and most CI annotators read. Exit 0 clean or warnings only, 1 on any
  * error (or any warning with --strict), 4 on usage errors and files that cannot be read (exitCodes.ts).
  */
-import { loadContractFile } from '../../core/contract';
-import { checkReadableFile } from '../../core/formats/input/inputFile';
+import { parseContract, readContractText } from '../../core/contract';
 import { formatDiagnostic } from '../../core/run/contractInput';
 import { escapeLine } from '../../core/escape';
 import { flagBoolean, parseArgs, UsageError, type FlagSpec } from '../args';
@@ -28,13 +27,14 @@ export async function runValidate(argv: readonly string[]): Promise<number> {
   const files = args.positional;
   if (files.length === 0) throw new UsageError(`no contract given (${USAGE})`);
   // Every file first: a typo in the third path must not hide behind the diagnostics of the first two.
-  for (const file of files) await checkReadableFile(file, 'a load contract file (*.loadcontract.yaml)');
+  const texts: string[] = [];
+  for (const file of files) texts.push(await readContractText(file));
   const strict = flagBoolean(args, 'strict');
   const quiet = flagBoolean(args, 'quiet');
   const counts = { error: 0, warning: 0, information: 0, hint: 0 };
   const out: string[] = [];
-  for (const file of files) {
-    const { diagnostics } = await loadContractFile(file);
+  for (const [i, file] of files.entries()) {
+    const { diagnostics } = parseContract(texts[i], file);
     for (const d of diagnostics) {
       counts[d.severity]++;
       if (quiet && d.severity !== 'error') continue;

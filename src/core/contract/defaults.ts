@@ -15,6 +15,13 @@ export type GateKey = keyof typeof GATE_DEFAULTS;
 export const DEFAULT_TIME_UNIT_MS = 1000;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_WINDOW_MS = 30_000;
+/**
+ * The window sizes (and slides) taken, from contracts and --window alike: a window shorter than a
+ * millisecond is finer than the timestamps, and one longer than a year is a typo; between them the
+ * window index of any run (send times lie in 2000–2100) stays a small integer in SQL.
+ */
+export const MIN_WINDOW_MS = 1;
+export const MAX_WINDOW_MS = 365 * 24 * 3_600_000;
 export const MIN_PLATEAU_MS = 10 * 60_000;
 export const DEFAULT_FIRST_CONTENT_EVENT = 'first_token';
 

@@ -2,6 +2,7 @@
 import { checkBudgets } from './rules/budgetRules';
 import { ContractContext } from './rules/context';
 import { checkDurations } from './rules/durationRules';
+import { checkFiniteNumbers } from './rules/numberRules';
 import { normalizeContract } from './parse/normalize';
 import { checkRequest } from './rules/requestRules';
 import { checkSchema } from './rules/schemaCheck';
@@ -35,6 +36,7 @@ export function validateSource(source: ParsedSource, fileName: string): Contract
       ctx.report('schema-type', 'error', ctx.firstLine(), 'A load contract is a mapping with `version`, `name`, `workload`, `request` and `slo`; run "Phasewise: New Load Contract" for a template.');
     } else {
       checkSchema(ctx);
+      checkFiniteNumbers(ctx);
       checkDurations(ctx);
       checkWorkload(ctx);
       checkWindows(ctx);

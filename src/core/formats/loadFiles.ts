@@ -8,6 +8,7 @@ import { readK6Json } from './client/k6Json';
 import { readK6Summary } from './client/k6Summary';
 import { readOtlp } from './spans/otlp';
 import { recordProvenance, startFileHash } from './provenance';
+import { skipImplausibleStarts } from './requestTimes';
 import { readRecords } from './client/records';
 import { skippedTotal } from './skips';
 import { sniffFile, type FormatId, type SniffResult } from './sniff';
@@ -77,11 +78,12 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
       // Out of memory names the file it happened in (the CLI and the editor show the same message).
       throw err instanceof OutOfMemoryError && err.file === undefined ? err.withFile(abs) : err;
     });
+    const records = result.records - (sniff.side === 'client' ? await skipImplausibleStarts(store, next, sniff.format) : 0);
     // The skips are counted once, by kind, in load_skips (skips.ts): the file's total comes from there.
     const skipped = await skippedTotal(store, next);
-    await store.run('UPDATE sources SET records = $1, skipped = $2 WHERE source_id = $3', [result.records, skipped, next]);
+    await store.run('UPDATE sources SET records = $1, skipped = $2 WHERE source_id = $3', [records, skipped, next]);
     await recordProvenance(store, next, abs, sniff, await hash);
-    loaded.push({ sourceId: next, path: abs, sniff, bytes, records: result.records, skipped });
+    loaded.push({ sourceId: next, path: abs, sniff, bytes, records, skipped });
   }
   return loaded;
 }

@@ -160,6 +160,10 @@ export async function sniffFile(file: string): Promise<SniffResult> {
   if (/^\{\s*"result"\s*:\s*\{\s*"resourceSpans"/.test(trimmed) || /"resourceSpans"\s*:/.test(head)) {
     return { format: 'otlp-json', side: 'server', gzip, lineDelimited: oneLineObject };
   }
+  // A Jaeger query response for a search that found nothing: said as such, not "matches no format".
+  if (/^\{\s*"data"\s*:\s*\[\s*\]/.test(trimmed)) {
+    throw new InputError(file, 1, 'a Jaeger JSON file with at least one trace', 'a Jaeger query response with no traces ("data": [])');
+  }
   if (/"traceID"\s*:/.test(head) && /"spans"\s*:/.test(head)) {
     return { format: 'jaeger-json', side: 'server', gzip, lineDelimited: false };
   }

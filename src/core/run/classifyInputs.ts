@@ -8,6 +8,7 @@
 import { readdir, stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../errors';
+import { describeKind } from '../formats/input/inputFile';
 import { sniffFile } from '../formats/sniff';
 
 const CONTRACT = /\.loadcontract\.(ya?ml|json)$/i;
@@ -22,12 +23,18 @@ export interface Classification {
   spans: Array<{ path: string; format: string }>;
   contracts: string[];
   skipped: Array<{ path: string; reason: string }>;
+  /**
+   * A folder's entries that were not opened, with why: names that do not hold data, subfolders,
+   * pipes and devices, links that lead nowhere. Listed apart from `skipped` (files that looked like
+   * data and could not be read), so the editor's Open Run… does not take a README for a problem.
+   */
+  ignored: Array<{ path: string; reason: string }>;
   /** The picks that were folders (their files were looked at). */
   folders: string[];
 }
 
 export async function classifyPaths(paths: readonly string[]): Promise<Classification> {
-  const out: Classification = { run: [], spans: [], contracts: [], skipped: [], folders: [] };
+  const out: Classification = { run: [], spans: [], contracts: [], skipped: [], ignored: [], folders: [] };
   const seen = new Set<string>();
   const consider = async (file: string, fromFolder: boolean): Promise<void> => {
     const abs = path.resolve(file);
@@ -37,7 +44,10 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
       out.contracts.push(abs);
       return;
     }
-    if (fromFolder && !DATA_FILE.test(abs)) return;
+    if (fromFolder && !DATA_FILE.test(abs)) {
+      out.ignored.push({ path: abs, reason: 'not a data file (Phasewise reads .json, .jsonl, .ndjson, .csv and .gz files in a folder)' });
+      return;
+    }
     try {
       const sniff = await sniffFile(abs);
       (sniff.side === 'server' ? out.spans : out.run).push({ path: abs, format: sniff.format });
@@ -58,8 +68,11 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
           out.skipped.push({ path: full, reason: `not looked at: the folder has more than ${MAX_FOLDER_FILES} entries` });
           continue;
         }
-        const entry = await stat(full).catch(() => undefined);
-        if (entry?.isFile()) await consider(full, true);
+        const entry = await stat(full).catch((err: NodeJS.ErrnoException) => err);
+        if (entry instanceof Error) out.ignored.push({ path: full, reason: entry.code === 'ELOOP' ? 'a loop of symbolic links' : entry.code === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be read (${entry.code ?? entry.message})` });
+        else if (entry.isFile()) await consider(full, true);
+        else if (entry.isDirectory()) out.ignored.push({ path: full, reason: 'a folder (folders are read one level deep)' });
+        else out.ignored.push({ path: full, reason: `${describeKind(entry)}, not a regular file` });
       }
     } else {
       await consider(p, false);

@@ -4,10 +4,9 @@
  * analysing against a contract that does not say what its author meant would produce a wrong verdict.
  */
 import { createHash } from 'crypto';
-import { readFile } from 'fs/promises';
 import * as path from 'path';
 import type { AnalysisOptions, GateSpec } from '../analysis/options';
-import { contractToAnalysis, loadContractFile } from '../contract/index';
+import { contractToAnalysis, loadContractFile, readContractText } from '../contract/index';
 import type { ContractDiagnostic } from '../contract/types';
 import { ContractError } from '../errors';
 
@@ -31,7 +30,8 @@ export async function readContractInput(file: string): Promise<ContractInput> {
   }
   const { options, gates } = contractToAnalysis(contract);
   // The contract's identity for the report's provenance: what a later comparison checks first.
-  const bytes = await readFile(file);
+  // Its UTF-8 text (readContractText checked it) is its bytes.
+  const bytes = Buffer.from(await readContractText(file), 'utf8');
   options.contract = { path: path.resolve(file), name: contract.name, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
   return { options, gates, notes: formatted };
 }

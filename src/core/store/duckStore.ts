@@ -61,8 +61,16 @@ export class DuckStore implements QueryRunner {
   /** What the database file was when it was opened (undefined: in memory, or not opened yet). */
   private state: DatabaseState | undefined;
   private progressOn = false;
+  /** Files attached READ_ONLY through attachReadOnly (a damaged block read later is blamed on the one there is). */
+  private readonly attached: string[] = [];
 
   constructor(private readonly options: StoreOptions = {}) {}
+
+  /** Attaches `file` READ_ONLY as `alias` (an identifier of ours, never user text). */
+  async attachReadOnly(file: string, alias: string): Promise<void> {
+    await this.run(`ATTACH ${quotePath(file)} AS ${alias} (READ_ONLY)`);
+    this.attached.push(file);
+  }
 
   private connect(): Promise<DuckDBConnection> {
     if (!this.connection) {
@@ -99,7 +107,10 @@ export class DuckStore implements QueryRunner {
           await createSchema(conn, this.state.kind === 'missing', this.state.kind === 'ours' && this.state.schemaVersion === LEGACY_SCHEMA_VERSION);
         }
         return conn;
-      })();
+      })().catch((err: unknown) => {
+        // A damaged file can fail while it is attached or copied (readOnly): the same InputError.
+        throw damagedDatabase(errorMessage(err), this.options.database) ?? err;
+      });
     }
     return this.connection;
   }
@@ -151,11 +162,16 @@ export class DuckStore implements QueryRunner {
     }
   }
 
-  /** DuckDB's failure as ours: out of memory says which limit was in force (errors.ts), anything else keeps its SQL. */
+  /**
+   * DuckDB's failure as ours: out of memory says which limit was in force (errors.ts); a block of the
+   * database file that fails its checksum is the file's fault, bad input naming it (damagedDatabase);
+   * anything else keeps its SQL.
+   */
   private storeError(err: unknown, sql: string): Error {
     const message = errorMessage(err);
     if (/^Out of Memory Error/.test(message)) return new OutOfMemoryError(this.options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, this.options.threads);
-    return new StoreError(message, sql);
+    const file = this.options.database ?? (this.attached.length === 1 ? this.attached[0] : undefined);
+    return damagedDatabase(message, file) ?? new StoreError(message, sql);
   }
 
   /**
@@ -170,6 +186,40 @@ export class DuckStore implements QueryRunner {
       return { columns: reader.columnNames(), types: reader.columnTypes().map((t) => t.toString()), rows: reader.getRowsJS().map((r) => r.map(normalizeValue)) };
     } catch (err) {
       throw this.storeError(err, sql);
+    }
+  }
+
+  /**
+   * A user's query streamed: `head` gets its columns and DuckDB type names, then `rows` each chunk of
+   * rows as it is fetched (DuckDB's vector size, 2048) and is awaited before the next one, so a slow
+   * writer holds the query back and the result is never held whole (`sql --format csv` over 20M rows
+   * held them all and ran V8 out of heap). With `maxRows`, reading stops once that many rows are in
+   * (the last chunk may run past it). Returns the rows read.
+   */
+  async streamTable(
+    sql: string,
+    sink: { head(columns: string[], types: string[]): Promise<void>; rows(rows: unknown[][]): Promise<void> },
+    maxRows?: number,
+  ): Promise<number> {
+    const conn = await this.connectUnlessCancelled();
+    // DuckDB's failures become StoreErrors; the sink's own (a full disk, a closed pipe) pass as they are.
+    const engine = async <T>(step: () => Promise<T>): Promise<T> => {
+      try {
+        return await step();
+      } catch (err) {
+        throw this.storeError(err, sql);
+      }
+    };
+    const result = await engine(() => conn.stream(sql));
+    await sink.head(result.columnNames(), result.columnTypes().map((t) => t.toString()));
+    const chunks = result.yieldRowsJs()[Symbol.asyncIterator]();
+    let read = 0;
+    for (;;) {
+      const next = await engine(() => chunks.next());
+      if (next.done) return read;
+      read += next.value.length;
+      await sink.rows(next.value.map((r) => r.map(normalizeValue)));
+      if (maxRows !== undefined && read >= maxRows) return read;
     }
   }
 
@@ -242,6 +292,16 @@ async function copyReadOnly(conn: DuckDBConnection, file: string): Promise<void>
 export async function listParam(items: readonly string[]): Promise<DuckDBValue> {
   const { listValue } = await import('@duckdb/node-api');
   return listValue([...items]);
+}
+
+/**
+ * The InputError for a database file DuckDB found damaged (a block whose checksum does not match, or
+ * one past the end of a truncated file: DuckDB checks each block as it reads it, so this can surface
+ * in any statement), or undefined for any other failure. A damaged file made every command fail with exit 5 ("a bug in Phasewise").
+ */
+export function damagedDatabase(message: string, file: string | undefined): InputError | undefined {
+  if (file === undefined || file === ':memory:' || !/^IO Error: (Corrupt database file|Could not read enough bytes from file)/.test(message)) return undefined;
+  return new InputError(file, undefined, EXPECTED_DATABASE, 'a damaged database (a block fails its checksum or lies past the end of the file: a disk error, a copy cut short, or bytes changed by something else)');
 }
 
 function errorMessage(err: unknown): string {

@@ -60,9 +60,14 @@ export async function runSelect(store: DuckStore, sql: string, limit?: number): 
     const truncated = limit !== undefined && result.rows.length > limit;
     return { ...result, rows: truncated ? result.rows.slice(0, limit) : result.rows, truncated };
   } catch (err) {
-    if (err instanceof StoreError) throw new QueryRefused(`a query DuckDB could not run: ${clean(err.message.split('\n')[0])}`);
+    if (err instanceof StoreError) throw new QueryRefused(refusalText(err));
     throw err;
   }
+}
+
+/** Why DuckDB could not run a user's query: its first line, the one message that says what to fix in their SQL. */
+export function refusalText(err: StoreError): string {
+  return `a query DuckDB could not run: ${clean(err.message.split('\n')[0])}`;
 }
 
 /** No control characters from the engine's text reach the terminal. */

@@ -44,25 +44,45 @@ function cut(text: string): string {
   return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 1)}…` : text;
 }
 
-function resultCsv(result: QueryResult): string {
-  const field = (text: string): string => (/[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-  const value = (v: unknown): string => (v === null || v === undefined ? '' : field(cellText(v)));
-  const lines = [result.columns.map(field).join(','), ...result.rows.map((r) => r.map(value).join(','))];
-  return `${lines.join('\n')}\n`;
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** `{ columns: [{name, type}], rows: [{column: value}], truncated }`; repeated column names get `_1`, `_2`, … as DuckDB names them in a subquery. */
-export function resultJson(result: QueryResult): { columns: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>>; truncated: boolean } {
+/** The CSV header line of a result (no line feed). */
+export function csvHeader(columns: readonly string[]): string {
+  return columns.map(csvField).join(',');
+}
+
+/** One CSV line of a result's row (no line feed): NULL is an empty field. */
+export function csvRow(row: readonly unknown[]): string {
+  return row.map((v) => (v === null || v === undefined ? '' : csvField(cellText(v)))).join(',');
+}
+
+function resultCsv(result: QueryResult): string {
+  return `${[csvHeader(result.columns), ...result.rows.map(csvRow)].join('\n')}\n`;
+}
+
+/** The keys of a result's JSON rows: repeated column names get `_1`, `_2`, … as DuckDB names them in a subquery. */
+export function jsonKeys(columns: readonly string[]): string[] {
   const seen = new Map<string, number>();
-  const keys = result.columns.map((c) => {
+  return columns.map((c) => {
     const n = seen.get(c) ?? 0;
     seen.set(c, n + 1);
     return n === 0 ? c : `${c}_${n}`;
   });
-  const jsonValue = (v: unknown): unknown => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
+}
+
+/** One row as the JSON output's object (non-finite numbers as null). */
+export function jsonRow(keys: readonly string[], row: readonly unknown[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k, i) => [k, typeof row[i] === 'number' && !Number.isFinite(row[i]) ? null : row[i]]));
+}
+
+/** `{ columns: [{name, type}], rows: [{column: value}], truncated }` (keys: jsonKeys). */
+export function resultJson(result: QueryResult): { columns: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>>; truncated: boolean } {
+  const keys = jsonKeys(result.columns);
   return {
     columns: keys.map((name, i) => ({ name, type: result.types[i] })),
-    rows: result.rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, jsonValue(r[i])]))),
+    rows: result.rows.map((r) => jsonRow(keys, r)),
     truncated: result.truncated,
   };
 }

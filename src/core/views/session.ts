@@ -22,7 +22,7 @@ import { phaseColumns } from '../analysis/breakdown/phaseSelect';
 import { readJoinKey } from '../analysis/joinKeyRecord';
 import type { AnalysisOptions, JoinKey } from '../analysis/options';
 import { InputError, StoreError } from '../errors';
-import { checkLoadComplete, inspectDatabase, isWritable, LEGACY_SCHEMA_VERSION, quotePath } from '../store/databaseFile';
+import { checkLoadComplete, inspectDatabase, isWritable, LEGACY_SCHEMA_VERSION } from '../store/databaseFile';
 import { DuckStore, type StoreOptions } from '../store/duckStore';
 import { allViews } from './catalog';
 import type { ViewContext } from './declarations';
@@ -157,7 +157,7 @@ export function viewContext(options: AnalysisOptions, alias = ALIAS): ViewContex
 
 async function attachReadOnly(store: DuckStore, file: string): Promise<void> {
   try {
-    await store.run(`ATTACH ${quotePath(file)} AS ${ALIAS} (READ_ONLY)`);
+    await store.attachReadOnly(file, ALIAS);
   } catch (err) {
     const message = err instanceof StoreError ? err.message : String(err);
     const found = /lock/i.test(message) ? 'a database in use by another process' : /not a valid DuckDB|Invalid Input|magic/i.test(message) ? 'a file that is not a DuckDB database' : 'a file DuckDB cannot open';

@@ -65,9 +65,10 @@ describe('k6 CSV reader', () => {
     );
     const [failed] = await store.all<{ n: number }>("SELECT count(*) AS n FROM client_requests WHERE source_id = 1 AND outcome = 'failed' AND http_status = 500 AND error_code = 1500");
     assert.strictEqual(failed.n, 2);
-    // Whole-second timestamps: said once, as info.
+    // Whole-second timestamps: said once, as info; the rows of metrics no reader uses counted by metric, as in the JSON output.
     const issues = await issuesOf(store, 1);
-    assert.deepStrictEqual(issues.map((i) => [i.severity, i.code]), [['info', 'time-resolution']]);
+    assert.deepStrictEqual(issues.map((i) => [i.severity, i.code]), [['info', 'time-resolution'], ['info', 'unused-metrics']]);
+    assert.match(String(issues[1].message), /^135 Point\(s\) of k6 metrics Phasewise does not read were not loaded: data_received \(44\), data_sent \(44\), iteration_duration \(44\), vus_max \(3\)$/);
   });
 
   it('keeps apart two requests with identical tags in the same second, and extra_tags in any order', async () => {

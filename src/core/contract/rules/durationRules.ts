@@ -53,6 +53,7 @@ export function checkDurations(ctx: ContractContext): void {
   for (const ptr of durationPointers(ctx)) {
     const value = ctx.get(ptr);
     if (value === null || typeof value === 'object') continue; // the schema reports the type
+    if (typeof value === 'number' && !Number.isFinite(value)) continue; // numberRules.ts reports it
     const parsed = parseDuration(value);
     // Most durations are fine: build the message parts only when one is reported (this runs per keystroke).
     if (!parsed.ok) {

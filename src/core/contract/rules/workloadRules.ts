@@ -1,6 +1,6 @@
 /** Semantic rules on the workload: plateau, warm-up, arrival model, rate units, Little's law. */
 import type { ContractContext } from './context';
-import { DEFAULT_WINDOW_MS, isArrivalExecutor, MIN_PLATEAU_MS } from '../defaults';
+import { DEFAULT_WINDOW_MS, isArrivalExecutor, MAX_WINDOW_MS, MIN_PLATEAU_MS, MIN_WINDOW_MS } from '../defaults';
 import { formatDuration } from '../parse/durations';
 import { inFlightEstimate } from '../form/workload';
 import { formatNumber, timeUnitMs } from './quantities';
@@ -101,8 +101,18 @@ function checkLittlesLaw(ctx: ContractContext): void {
   });
 }
 
-/** A slide at or above the window size would skip time between windows (or repeat fixed windows). */
+/**
+ * A window size or slide outside MIN_WINDOW_MS..MAX_WINDOW_MS (`size: 0s` made analyze fail); a slide
+ * at or above the window size would skip time between windows (or repeat fixed windows).
+ */
 export function checkWindows(ctx: ContractContext): void {
+  for (const key of ['size', 'slide']) {
+    const ms = ctx.ms(`/windows/${key}`);
+    if (ms !== undefined && !(ms >= MIN_WINDOW_MS && ms <= MAX_WINDOW_MS)) {
+      ctx.at(`/windows/${key}`, 'value', 'window-size-range', 'error', `\`windows.${key}\` is ${formatDuration(ms)}: a window lasts from ${formatDuration(MIN_WINDOW_MS)} to 365 days.`);
+      return;
+    }
+  }
   const slide = ctx.ms('/windows/slide');
   if (slide === undefined) return;
   const size = ctx.ms('/windows/size') ?? DEFAULT_WINDOW_MS;

@@ -14,10 +14,11 @@
  *   of the group key and no two requests merge.
  * The grouped rows go through the same finishK6 as the JSON layout.
  */
-import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql } from './k6Requests';
+import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql, recordUnusedMetrics } from './k6Requests';
 import { stageCsv } from '../input/csvRows';
 import { assertIdentifier } from '../input/ndjsonLines';
 import { InputError } from '../../errors';
+import { strictDoubleSql } from '../input/numberText';
 import { recordSkips, type SkipCode } from '../skips';
 import type { ReaderContext, ReaderResult } from '../types';
 
@@ -27,13 +28,16 @@ const MAX_DURATION_MS = 86_400_000;
 /** k6 CSV timestamps: whole unix seconds (or ms/µs/ns) or RFC 3339. */
 const TIME_OK_SQL = `(regexp_full_match("timestamp", '[0-9]+(\\.[0-9]*)?') OR TRY_CAST("timestamp" AS TIMESTAMP_NS) IS NOT NULL)`;
 
+/** A row's value: only as k6 writes numbers (`1_000`, ` 12` or `+5` would pass DuckDB's cast; numberText.ts). */
+const CSV_VALUE_SQL = strictDoubleSql('metric_value');
+
 /**
  * Records and deletes the rows of used metrics whose timestamp or value is unusable (the JSON
  * reader's invalid-time / invalid-value): a NaN, an infinity, 1e308 or a negative duration would
  * otherwise reach every figure computed from the request.
  */
 async function skipInvalidRows(ctx: ReaderContext): Promise<void> {
-  const value = 'TRY_CAST(metric_value AS DOUBLE)';
+  const value = CSV_VALUE_SQL;
   const valueOk = `coalesce(isfinite(${value}) AND (NOT starts_with(metric_name, 'http_req_') OR metric_name = 'http_req_failed' OR ${value} BETWEEN 0 AND ${MAX_DURATION_MS}), false)`;
   await ctx.store.run(
     `CREATE OR REPLACE TEMP TABLE k6_csv_invalid AS
@@ -52,6 +56,33 @@ async function skipInvalidRows(ctx: ReaderContext): Promise<void> {
     await ctx.store.run('DELETE FROM k6_csv_rows WHERE line IN (SELECT line FROM k6_csv_invalid)');
   }
   await ctx.store.run('DROP TABLE k6_csv_invalid');
+}
+
+/**
+ * Rows the reader does not group, reported as the JSON reader reports its lines: a row whose first
+ * field starts with a byte-order mark (files joined with `cat`: the JSON reader cites such a line as
+ * malformed) is cited and skipped; rows of metrics no reader uses are counted by metric in one info row.
+ */
+async function reportUngroupedRows(ctx: ReaderContext): Promise<void> {
+  const { store, sourceId } = ctx;
+  const bom = "starts_with(metric_name, chr(65279))";
+  await store.run(
+    `INSERT INTO load_issues
+     SELECT $1, line, 'warning', 'malformed-csv',
+            'expected a k6 CSV row, found one that starts with a byte-order mark (U+FEFF: two files joined with cat?); row skipped'
+     FROM k6_csv_rows WHERE ${bom} ORDER BY line`,
+    [sourceId],
+  );
+  const [{ n }] = await store.all<{ n: number }>(`SELECT count(*) AS n FROM k6_csv_rows WHERE ${bom}`);
+  if (n > 0) {
+    await recordSkips(store, sourceId, 'malformed-csv', n);
+    await store.run(`DELETE FROM k6_csv_rows WHERE ${bom}`);
+  }
+  const unused = await store.all<{ metric: string; n: number }>(
+    `SELECT left(coalesce(metric_name, ''), 60) AS metric, count(*) AS n FROM k6_csv_rows
+     WHERE NOT coalesce(${keptMetricSql('metric_name')}, false) GROUP BY 1 ORDER BY n DESC, metric`,
+  );
+  await recordUnusedMetrics(store, sourceId, unused.reduce((a, u) => a + u.n, 0), unused.map((u) => `${u.metric} (${u.n})`));
 }
 
 const TAG_COLUMNS = ['check', 'error', 'error_code', 'group', 'method', 'name', 'proto', 'scenario', 'status', 'subproto', 'tls_version', 'url'];
@@ -80,6 +111,7 @@ export async function readK6Csv(ctx: ReaderContext): Promise<ReaderResult> {
   for (const required of ['metric_name', 'timestamp', 'metric_value']) {
     if (!present.has(required)) throw new InputError(ctx.path, 1, `a k6 CSV header with a '${required}' column`, `the columns ${stage.columns.join(', ')}`);
   }
+  await reportUngroupedRows(ctx);
   await skipInvalidRows(ctx);
   // A column, or failing that the same key among extra_tags (custom tags land there).
   const col = (name: string): string =>
@@ -96,7 +128,7 @@ CREATE OR REPLACE TEMP TABLE k6_groups AS
 WITH rows AS (
   SELECT *, ${extra} AS extra_key, ${meta} AS meta_key FROM k6_csv_rows),
 kept AS (
-  SELECT *, TRY_CAST(metric_value AS DOUBLE) AS pt_value,
+  SELECT *, ${CSV_VALUE_SQL} AS pt_value,
          row_number() OVER (PARTITION BY ${key}, metric_name ORDER BY line) AS ordinal
   FROM rows WHERE ${keptMetricSql('metric_name')}),
 g AS (

@@ -14,8 +14,10 @@
  * k6 stamps HTTP Points when the response ends, so start_ms = end_ms − http_req_duration.
  */
 import * as path from 'path';
+import type { QueryRunner } from '../../store/duckStore';
 import type { ReaderContext, ReaderResult } from '../types';
 import { outcomeFromStatusSql } from './outcome';
+import { EARLIEST_START_MS, LATEST_START_MS } from '../requestTimes';
 import { recordSkips, skippedTotal } from '../skips';
 
 /** Custom Trends a streaming k6 script records per request (matched to it by trace ID). */
@@ -27,6 +29,19 @@ export const OTHER_METRICS = ['iterations', 'dropped_iterations', 'vus', ...Obje
 /** SQL predicate: the metric is one the readers use (constants only, no user text). */
 export function keptMetricSql(metric: string): string {
   return `(starts_with(${metric}, 'http_req') OR ${metric} IN (${OTHER_METRICS.map((m) => `'${m}'`).join(', ')}))`;
+}
+
+/**
+ * One info row: the Points (JSON lines, CSV rows) of metrics the readers do not use, which were not
+ * loaded, with the metrics' names (and counts, when the reader has them).
+ */
+export async function recordUnusedMetrics(store: QueryRunner, sourceId: number, count: number, metrics: readonly string[]): Promise<void> {
+  if (count === 0) return;
+  const names = metrics.length > 0 ? `: ${metrics.slice(0, 12).join(', ')}${metrics.length > 12 ? ', …' : ''}` : '';
+  await store.run(`INSERT INTO load_issues VALUES ($1, NULL, 'info', 'unused-metrics', $2)`, [
+    sourceId,
+    `${count} Point(s) of k6 metrics Phasewise does not read were not loaded${names}`,
+  ]);
 }
 
 /** The k6 HTTP timing metrics, by k6_groups column. */
@@ -79,6 +94,8 @@ export type GroupChecks = {
   /** Groups of HTTP Points without an http_req_duration Point: not loaded. */
   incomplete: number;
   first_incomplete: number | null;
+  /** Requests sent outside the years a run can be in: cited by line after the load (requestTimes.ts). */
+  implausible_start: number;
 };
 
 /** SQL predicate over k6_groups: the group holds the Points of more than one request. */
@@ -91,15 +108,17 @@ export async function checkGroups(ctx: ReaderContext): Promise<GroupChecks> {
             coalesce(sum(greatest(n_reqs, n_duration) - 1) FILTER (WHERE ${MERGED_SQL}), 0)::BIGINT AS merged_requests,
             min(line) FILTER (WHERE ${MERGED_SQL}) AS first_merged,
             count(*) FILTER (WHERE n_http > 0 AND duration IS NULL) AS incomplete,
-            min(line) FILTER (WHERE n_http > 0 AND duration IS NULL) AS first_incomplete
+            min(line) FILTER (WHERE n_http > 0 AND duration IS NULL) AS first_incomplete,
+            count(*) FILTER (WHERE n_http > 0 AND NOT coalesce(end_ms - duration >= ${EARLIEST_START_MS} AND end_ms - duration < ${LATEST_START_MS}, true))
+              AS implausible_start
      FROM k6_groups`,
   );
   return check;
 }
 
-/** True when finishK6 would write a load_issues row, which must name its line. */
+/** True when finishK6, or the load's check of send times after it (requestTimes.ts), would write a load_issues row, which must name its line. */
 export function groupChecksCiteLines(check: GroupChecks): boolean {
-  return check.merged + check.incomplete > 0;
+  return check.merged + check.incomplete + check.implausible_start > 0;
 }
 
 /** Fills client_requests and run_counters from k6_groups, records issues, drops the temp table. */

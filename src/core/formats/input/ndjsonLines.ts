@@ -78,10 +78,16 @@ function lineSizeFor(longest: number): number {
   return LINE_SIZES.find((size) => size >= longest + 2) ?? longest + 2;
 }
 
-/** The line length read_csv reported as too long for its max_line_size, or undefined for any other failure. */
+/**
+ * The line length read_csv reported as too long for its max_line_size (Infinity when it did not say
+ * how long), or undefined for any other failure. Its parallel reader, meeting a line far past the
+ * size, stops with "does not support a full read on this file" instead (a 100 MiB line of spaces).
+ */
 function lineTooLong(err: unknown): number | undefined {
-  const m = /Maximum line size of \d+ bytes exceeded\. Actual Size:\s*(\d+)/.exec(err instanceof Error ? err.message : String(err));
-  return m ? Number(m[1]) : undefined;
+  const text = err instanceof Error ? err.message : String(err);
+  const m = /Maximum line size of \d+ bytes exceeded\. Actual Size:\s*(\d+)/.exec(text);
+  if (m) return Number(m[1]);
+  return /Parallel CSV Reader currently does not support a full read on this file/.test(text) ? Infinity : undefined;
 }
 
 /**

@@ -22,6 +22,7 @@ import { rm } from 'fs/promises';
 import * as os from 'os';
 import * as path from 'path';
 import { createGunzip } from 'zlib';
+import { newlinesInIntactMembers } from './gzipMembers';
 
 /** What replaces a line the pass skipped (never a valid JSON or CSV line, never blank). */
 export const SKIPPED_LINE = '\u0002phasewise-skipped-line';
@@ -168,8 +169,11 @@ export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: 
     }
   } catch (err) {
     if (!gzip) throw err;
-    result.gzip = { kind: gzipKind(err), line: result.lines + 1 };
     input.destroy();
+    const kind = gzipKind(err);
+    // The failing gunzip call drops its output (up to 16 KiB of lines): a corrupt file's intact
+    // members are counted again, exactly (gzipMembers.ts).
+    result.gzip = { kind, line: (kind === 'corrupt' ? Math.max(result.lines, await newlinesInIntactMembers(file)) : result.lines) + 1 };
   }
   if (pendingBytes > 0 || tooLong) endLine();
   await flush();

@@ -51,8 +51,9 @@ function badUnitSql(): string {
   return `CASE ${cases.join(' ')} END`;
 }
 
-function metricIntSql(name: string): string {
-  return `TRY_CAST(TRY_CAST(doc->>'$.metrics.${name}.value' AS DOUBLE) AS INTEGER)`;
+/** SQL: metric `name`'s value as the JSON the line holds (NULL when absent or null; toolRequests.ts checks it). */
+function metricJsonSql(name: string): string {
+  return `CASE WHEN json_type(doc, '$.metrics.${name}.value') <> 'NULL' THEN doc->'$.metrics.${name}.value' END`;
 }
 
 export const AIPERF_EXPECTED = 'an AIPerf profile_export.jsonl record {"metadata": {"x_request_id", "request_start_ns", …}, "metrics": {…}, "error": …}';
@@ -74,8 +75,8 @@ export async function readAiperf(ctx: ReaderContext): Promise<ReaderResult> {
             ${errorType} AS error_type, ${status} AS status,
             ${metricMsSql('request_latency')} AS latency_ms, ${metricMsSql('time_to_first_token')} AS ttft_ms,
             ${metricMsSql('inter_token_latency')} AS itl_ms,
-            ${metricIntSql('output_sequence_length')} AS output_tokens,
-            coalesce(${metricIntSql('input_sequence_length')}, ${metricIntSql('error_isl')}) AS input_tokens,
+            ${metricJsonSql('output_sequence_length')} AS output_tokens,
+            coalesce(${metricJsonSql('input_sequence_length')}, ${metricJsonSql('error_isl')}) AS input_tokens,
             doc->>'$.metadata.benchmark_phase' AS phase, ${badUnitSql()} AS bad_unit
      FROM aiperf_lines`,
   );
@@ -112,6 +113,9 @@ export async function readAiperf(ctx: ReaderContext): Promise<ReaderResult> {
      FROM aiperf_typed WHERE is_record ORDER BY line`,
   );
   await store.run('DROP TABLE aiperf_typed');
-  const result = await finishToolRequests(ctx, { total_ms: 'metrics.request_latency', ttft_ms: 'metrics.time_to_first_token', itl_ms: 'metrics.inter_token_latency' });
+  const result = await finishToolRequests(ctx, {
+    total_ms: 'metrics.request_latency', ttft_ms: 'metrics.time_to_first_token', itl_ms: 'metrics.inter_token_latency',
+    input_tokens: 'metrics.input_sequence_length', output_tokens: 'metrics.output_sequence_length',
+  });
   return { records: result.records, skipped: stage.skipped + foreign + result.skipped };
 }

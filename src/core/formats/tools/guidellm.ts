@@ -21,6 +21,7 @@
  */
 import { InputError } from '../../errors';
 import { compressionOf } from '../input/ndjsonLines';
+import { jsonNumberSql } from '../input/numberText';
 import { asInputError, maxDocumentBytes } from '../spans/spanDocument';
 import { errorTextOutcomeSql, errorTextStatusSql } from './errorText';
 import { finishToolRequests, noteDroppedText, TOOL_ROWS } from './toolRequests';
@@ -54,6 +55,8 @@ export async function readGuidellm(ctx: ReaderContext): Promise<ReaderResult> {
                         generate_subscripts(json_extract(bm, '$.requests.${s}[*]'), 1) AS r_idx
                  FROM guidellm_benchmarks WHERE json_type(bm, '$.requests.${s}') = 'ARRAY'`,
     );
+    // The token counts as the JSON the request holds (NULL when absent or null): toolRequests.ts checks them.
+    const jsonValue = (key: string): string => `CASE WHEN json_type(r, '$.${key}') <> 'NULL' THEN r->'$.${key}' END`;
     const strategy = `coalesce(bm->>'$.args.strategy.type_', bm->>'$.config.strategy.type_', 'benchmark')`;
     await store.run(
       `CREATE OR REPLACE TEMP TABLE guidellm_rows AS
@@ -65,8 +68,8 @@ export async function readGuidellm(ctx: ReaderContext): Promise<ReaderResult> {
               TRY_CAST(coalesce(r->>'$.request_end_time', r->>'$.end_time', r->>'$.info.timings.request_end') AS DOUBLE) AS end_s,
               TRY_CAST(r->>'$.time_to_first_token_ms' AS DOUBLE) AS ttft_ms,
               TRY_CAST(r->>'$.inter_token_latency_ms' AS DOUBLE) AS itl_ms,
-              TRY_CAST(TRY_CAST(r->>'$.output_tokens' AS DOUBLE) AS INTEGER) AS output_tokens,
-              TRY_CAST(TRY_CAST(coalesce(r->>'$.prompt_tokens', r->>'$.input_tokens') AS DOUBLE) AS INTEGER) AS input_tokens,
+              ${jsonValue('output_tokens')} AS output_tokens,
+              coalesce(${jsonValue('prompt_tokens')}, ${jsonValue('input_tokens')}) AS input_tokens,
               r->>'$.error' AS error, ${strategy} || ' #' || b_no AS scenario,
               json_type(r, '$.prompt') IS NOT NULL OR json_type(r, '$.output') IS NOT NULL AS has_text
        FROM r`,
@@ -79,7 +82,7 @@ export async function readGuidellm(ctx: ReaderContext): Promise<ReaderResult> {
               CASE WHEN NOT is_request THEN 'malformed-element' END AS problem_kind,
               request_id, start_s * 1e3 AS start_ms, NULL::DOUBLE AS send_offset_ms,
               coalesce(latency_s, end_s - start_s) * 1e3 AS total_ms,
-              ttft_ms, CASE WHEN coalesce(output_tokens, 0) >= 2 THEN itl_ms END AS itl_ms, ttft_ms IS NOT NULL AS is_streaming,
+              ttft_ms, CASE WHEN coalesce(${jsonNumberSql('output_tokens')}, 0) >= 2 THEN itl_ms END AS itl_ms, ttft_ms IS NOT NULL AS is_streaming,
               CASE WHEN status = 'errored' THEN ${statusSql} END AS http_status,
               CASE status WHEN 'successful' THEN 'succeeded' WHEN 'incomplete' THEN 'canceled'
                           ELSE ${errorTextOutcomeSql("coalesce(nullif(error, ''), 'error')", statusSql)} END AS outcome,
@@ -102,7 +105,9 @@ export async function readGuidellm(ctx: ReaderContext): Promise<ReaderResult> {
       ]);
     }
     await noteDroppedText(ctx, texts.t ? ['prompt', 'output'] : []);
-    return await finishToolRequests(ctx, { total_ms: 'request_latency', ttft_ms: 'time_to_first_token_ms', itl_ms: 'inter_token_latency_ms' });
+    return await finishToolRequests(ctx, {
+      total_ms: 'request_latency', ttft_ms: 'time_to_first_token_ms', itl_ms: 'inter_token_latency_ms', input_tokens: 'prompt_tokens', output_tokens: 'output_tokens',
+    });
   } finally {
     await store.run('DROP TABLE IF EXISTS guidellm_benchmarks');
   }

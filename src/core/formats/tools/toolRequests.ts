@@ -7,11 +7,13 @@
  * document), problem / problem_kind (why the request cannot be used, NULL when it can; the kind is a
  * SKIP_KINDS code), request_id, start_ms (epoch ms, NULL when the tool's clock is not an epoch),
  * send_offset_ms (ms since the first request, when start_ms is NULL), total_ms, ttft_ms, itl_ms,
- * is_streaming, http_status, outcome, input_tokens, output_tokens, scenario.
+ * is_streaming, http_status, outcome, input_tokens, output_tokens (each the JSON value the file holds,
+ * checked here: a count that is not a whole number from 0 to 2^31 − 1 skips the request), scenario.
  *
  * None of these tools records a trace ID: trace_id stays NULL, and a run joins spans only by request
  * ID (analysis/index/requestIdJoin.ts) or is client-only.
  */
+import { jsonNumberSql } from '../input/numberText';
 import { recordSkips, type SkipCode } from '../skips';
 import type { ReaderContext, ReaderResult } from '../types';
 
@@ -27,6 +29,20 @@ const DURATIONS: ReadonlyArray<[column: string, label: string]> = [
   ['itl_ms', 'the inter-token latency'],
 ];
 
+/** The token columns checked, with the name the message gives them. */
+const TOKEN_COUNTS: ReadonlyArray<[column: string, label: string]> = [
+  ['input_tokens', 'the input token count'],
+  ['output_tokens', 'the output token count'],
+];
+
+/** The largest token count taken (client_requests.input_tokens and output_tokens are INTEGER). */
+const MAX_TOKENS = 2_147_483_647;
+
+/** SQL: a token column (JSON) as an INTEGER, NULL when absent or JSON null. */
+function tokenCountSql(col: string): string {
+  return `CAST(${jsonNumberSql(col)} AS INTEGER)`;
+}
+
 /**
  * Cites and counts the unusable rows of tool_rows, writes the others to client_requests, drops
  * tool_rows. `fieldNames` maps each duration column to the tool's own field, for the messages.
@@ -40,9 +56,18 @@ export async function finishToolRequests(ctx: ReaderContext, fieldNames: Readonl
     return `WHEN ${col} IS NOT NULL AND NOT (isfinite(${col}) AND ${col} BETWEEN 0 AND ${MAX_MS})
               THEN 'expected ${label} (${field}) as a duration of 0 to 1e12 ms, found ' || ${col}::VARCHAR || ' ms; request skipped'`;
   }).join('\n            ');
+  // A token count that is text, a fraction, negative or past INTEGER ("x", -1, 1e20 in vLLM's
+  // output_lens) is not a count: the request is skipped and cited, never loaded with a NULL or -1.
+  const tokenChecks = TOKEN_COUNTS.map(([col, label]) => {
+    const field = fieldNames[col] ?? col;
+    const v = jsonNumberSql(col);
+    return `WHEN coalesce(json_type(${col}), 'NULL') <> 'NULL' AND NOT coalesce(${v} = floor(${v}) AND ${v} BETWEEN 0 AND ${MAX_TOKENS}, false)
+              THEN 'expected ${label} (${field}) as a whole number from 0 to ${MAX_TOKENS}, found ' || left(${col}::VARCHAR, 40) || '; request skipped'`;
+  });
+  const allChecks = [checks, ...tokenChecks].join('\n            ');
   await store.run(
-    `UPDATE ${TOOL_ROWS} SET problem_kind = 'invalid-value', problem = CASE ${checks} END
-     WHERE problem IS NULL AND (CASE ${checks} END) IS NOT NULL`,
+    `UPDATE ${TOOL_ROWS} SET problem_kind = 'invalid-value', problem = CASE ${allChecks} END
+     WHERE problem IS NULL AND (CASE ${allChecks} END) IS NOT NULL`,
   );
   await store.run(
     `UPDATE ${TOOL_ROWS} SET problem_kind = 'incomplete-record',
@@ -61,7 +86,7 @@ export async function finishToolRequests(ctx: ReaderContext, fieldNames: Readonl
     `INSERT INTO client_requests (source_id, line, request_id, start_ms, send_offset_ms, client_total_ms, client_ttft_ms,
        client_itl_ms, is_streaming, http_status, outcome, input_tokens, output_tokens, scenario)
      SELECT $1, line, request_id, start_ms, send_offset_ms, total_ms, ttft_ms, itl_ms, is_streaming, http_status, outcome,
-            input_tokens, output_tokens, scenario
+            ${tokenCountSql('input_tokens')}, ${tokenCountSql('output_tokens')}, scenario
      FROM ${TOOL_ROWS} WHERE problem IS NULL ORDER BY line`,
     [sourceId],
   );

@@ -30,6 +30,9 @@ import type { ReaderContext, ReaderResult } from '../types';
 /** The per-request lists read, in the order a length mismatch is reported. */
 const LISTS = ['ttfts', 'itls', 'errors', 'latencies', 'start_times', 'input_lens', 'output_lens'] as const;
 
+/** The largest perf_counter() reading taken, in seconds (31 years: the records reader's bound on offsets). */
+const MAX_CLOCK_S = 1e9;
+
 export const VLLM_EXPECTED = 'vLLM bench serve results saved with --save-detailed (per-request lists ttfts, itls and errors)';
 
 interface DocShape {
@@ -80,8 +83,8 @@ export async function readVllmBench(ctx: ReaderContext): Promise<ReaderResult> {
       `CREATE OR REPLACE TEMP TABLE vllm_rows AS
        WITH r AS (
          SELECT doc_no, i, ${num('ttfts')} AS ttft_s, json_transform(${col('itls')}, '["DOUBLE"]') AS itls_s,
-                ${num('latencies')} AS latency_s, ${num('start_times')} AS start_s,
-                TRY_CAST(${num('input_lens')} AS INTEGER) AS input_tokens, TRY_CAST(${num('output_lens')} AS INTEGER) AS output_tokens,
+                ${num('latencies')} AS latency_s, ${num('start_times')} AS start_s, ${col('start_times')} AS start_json,
+                ${col('input_lens')} AS input_tokens, ${col('output_lens')} AS output_tokens,
                 ${errorText} AS error, json_type(${col('ttfts')}) AS ttft_type
          FROM vllm_docs, range(json_array_length(doc, '$.ttfts')::BIGINT) t(i))
        SELECT row_number() OVER (ORDER BY doc_no, i) AS line, doc_no, r.* EXCLUDE (doc_no), ${errorTextStatusSql('error')} AS status
@@ -89,13 +92,18 @@ export async function readVllmBench(ctx: ReaderContext): Promise<ReaderResult> {
     );
     const starts = docs.some((d) => d.start_times !== null);
     const latencies = docs.every((d) => d.latencies !== null);
+    // start_times are perf_counter() seconds: any clock counts, but not one further than MAX_CLOCK_S
+    // from zero (1e30 made an offset of 1e33 ms, which overflowed the window index).
+    const startBad = `start_json IS NOT NULL AND json_type(start_json) <> 'NULL' AND NOT coalesce(abs(start_s) <= ${MAX_CLOCK_S}, false)`;
     await store.run(
       `CREATE OR REPLACE TEMP TABLE ${TOOL_ROWS} AS
        SELECT line,
-              CASE WHEN ttft_type NOT IN ('DOUBLE', 'UBIGINT', 'BIGINT') THEN 'expected ttfts[' || (line - 1) || '] as a number of seconds, found ' || coalesce(ttft_type, 'none') || '; request skipped' END AS problem,
-              CASE WHEN ttft_type NOT IN ('DOUBLE', 'UBIGINT', 'BIGINT') THEN 'invalid-value' END AS problem_kind,
+              CASE WHEN ttft_type NOT IN ('DOUBLE', 'UBIGINT', 'BIGINT') THEN 'expected ttfts[' || (line - 1) || '] as a number of seconds, found ' || coalesce(ttft_type, 'none') || '; request skipped'
+                   WHEN ${startBad} THEN 'expected start_times[' || (line - 1) || '] as seconds of time.perf_counter() (at most 1e9 in size), found '
+                     || coalesce(start_s::VARCHAR, left(start_json::VARCHAR, 40)) || '; request skipped' END AS problem,
+              CASE WHEN ttft_type NOT IN ('DOUBLE', 'UBIGINT', 'BIGINT') OR ${startBad} THEN 'invalid-value' END AS problem_kind,
               NULL::VARCHAR AS request_id, NULL::DOUBLE AS start_ms,
-              (start_s - min(start_s) OVER (PARTITION BY doc_no)) * 1e3 AS send_offset_ms,
+              CASE WHEN NOT (${startBad}) THEN (start_s - min(start_s) FILTER (WHERE abs(start_s) <= ${MAX_CLOCK_S}) OVER (PARTITION BY doc_no)) * 1e3 END AS send_offset_ms,
               -- Without latencies, a failed request has no measured duration (its ttft is 0.0): NULL, not 0 ms.
               CASE WHEN latency_s IS NOT NULL THEN latency_s * 1e3
                    WHEN coalesce(error, '') = '' THEN (ttft_s + coalesce(list_sum(itls_s), 0)) * 1e3 END AS total_ms,
@@ -123,7 +131,9 @@ export async function readVllmBench(ctx: ReaderContext): Promise<ReaderResult> {
       ]);
     }
     await noteDroppedText(ctx, docs.some((d) => d.has_texts) ? ['generated_texts'] : []);
-    return await finishToolRequests(ctx, { total_ms: latencies ? 'latencies' : 'ttfts + Σ itls', ttft_ms: 'ttfts', itl_ms: 'itls' });
+    return await finishToolRequests(ctx, {
+      total_ms: latencies ? 'latencies' : 'ttfts + Σ itls', ttft_ms: 'ttfts', itl_ms: 'itls', input_tokens: 'input_lens', output_tokens: 'output_lens',
+    });
   } finally {
     await store.run('DROP TABLE IF EXISTS vllm_docs');
   }

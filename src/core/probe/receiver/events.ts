@@ -13,6 +13,8 @@ export interface ReceiverSummary {
   /** Spans refused inside accepted exports (partial_success.rejected_spans). */
   rejected_spans: number;
   refused: Record<string, number>;
+  /** Requests whose client closed the connection or stalled before the body was complete (not answered; not a refusal). */
+  incomplete_requests: number;
   bytes_received: number;
   /** Occurrences of a secret (the API token) replaced before storing. */
   redactions: number;

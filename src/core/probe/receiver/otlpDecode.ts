@@ -25,30 +25,78 @@ export interface DecodedExport {
 /** The body cannot be read as an ExportTraceServiceRequest (HTTP 400). */
 export class UndecodableError extends Error {}
 
+/**
+ * Arrays and objects nested deeper than this are refused (400). An accepted export is stored as one
+ * line by JSON.stringify, whose recursion ran out of stack between 4,000 and 8,000 levels: a JSON
+ * attribute nested 10,000 deep was answered 500 "internal error". A real export nests a handful of
+ * levels, and four more per AnyValue inside another.
+ */
+export const MAX_NESTING = 1000;
+
 export function decodeProtobufExport(body: Uint8Array): DecodedExport {
   const { ExportTraceServiceRequest } = otlpTypes();
-  let message: unknown;
+  let obj: Record<string, unknown>;
   try {
-    message = ExportTraceServiceRequest.decode(body);
+    // Both recurse into nested values: a deep enough message overflows the stack in either.
+    const message = ExportTraceServiceRequest.decode(body);
+    obj = ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String, defaults: false });
   } catch (err) {
     throw new UndecodableError(`not a protobuf ExportTraceServiceRequest: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const obj = ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String, defaults: false });
+  refuseDeepNesting(obj);
   return acceptSpans(obj, true);
 }
+
+/**
+ * The 64-bit integer fields of OTLP JSON, which proto-JSON writes as strings but an exporter may write
+ * as numbers: JSON.parse rounded those to a double (…251 was stored as …400: an 82 ns span became 0 ns).
+ */
+const INT64_NUMBER = /("(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|intValue)"\s*:\s*)(-?\d+)(?=\s*[,}\]])/g;
 
 export function decodeJsonExport(body: Uint8Array): DecodedExport {
   let doc: unknown;
   try {
-    doc = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+    // Integers are quoted before parsing, so they keep every digit (the file readers read them as
+    // text too). In valid JSON the pattern cannot match inside a string: there a quote is escaped.
+    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8').replace(INT64_NUMBER, '$1"$2"');
+    doc = JSON.parse(text);
   } catch (err) {
     throw new UndecodableError(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!isObject(doc)) throw new UndecodableError('expected a JSON object (an ExportTraceServiceRequest)');
+  refuseDeepNesting(doc);
   if (doc.resourceSpans !== undefined && !Array.isArray(doc.resourceSpans)) {
     throw new UndecodableError('resourceSpans must be an array');
   }
   return acceptSpans(doc, false);
+}
+
+/**
+ * Throws UndecodableError when arrays and objects in `root` nest deeper than MAX_NESTING. Walked
+ * without recursion, on two parallel stacks, arrays by index and objects by for…in (Object.values
+ * allocated per node cost 3×): a 25 MiB export of 1M nodes took 60 ms where JSON.parse took 870 ms
+ * and JSON.stringify 350 ms (2 shared cores, load 5.9).
+ */
+function refuseDeepNesting(root: unknown): void {
+  const values: object[] = [];
+  const depths: number[] = [];
+  if (root !== null && typeof root === 'object') {
+    values.push(root);
+    depths.push(1);
+  }
+  while (values.length > 0) {
+    const value = values.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > MAX_NESTING) throw new UndecodableError(`arrays and objects nested deeper than ${MAX_NESTING} levels (an attribute value nested that deep?)`);
+    const push = (child: unknown): void => {
+      if (child !== null && typeof child === 'object') {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    };
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) push(value[i]);
+    else for (const key in value) push((value as Record<string, unknown>)[key]);
+  }
 }
 
 /**

@@ -36,7 +36,12 @@ export interface ReceiverOptions {
   sinks: SpanSink[];
   /** Strings that must never be stored (the probe's API token): replaced by `[REDACTED]` in every line. */
   redact?: readonly string[];
+  /** How long a request may take to arrive whole (default 30 s; tests shorten it). */
+  requestTimeoutMs?: number;
 }
+
+/** The client closed the connection, or stalled past the request timeout, before its body was complete: nothing to answer. */
+class ClientGone extends Error {}
 
 type Encoding = 'protobuf' | 'json';
 
@@ -57,7 +62,7 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
   private readonly started = performance.now();
   private readonly summary: ReceiverSummary = {
     address: '', requests: 0, exports_accepted: 0, accepted_spans: 0, rejected_spans: 0,
-    refused: {}, bytes_received: 0, redactions: 0, duration_s: 0, stored: [],
+    refused: {}, incomplete_requests: 0, bytes_received: 0, redactions: 0, duration_s: 0, stored: [],
   };
 
   constructor(private readonly options: ReceiverOptions) {
@@ -66,15 +71,20 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
 
   /** Starts listening; resolves with `host:port`. */
   async listen(): Promise<string> {
-    const server = http.createServer((req, res) => void this.handle(req, res));
+    const requestTimeout = this.options.requestTimeoutMs ?? 30_000;
+    // Node looks for requests past their timeout every connectionsCheckingInterval (30 s by default).
+    const server = http.createServer({ connectionsCheckingInterval: Math.min(requestTimeout, 30_000) }, (req, res) => void this.handle(req, res));
     // Limits: a slow or stuck client cannot hold the receiver (Node's defaults are minutes).
-    server.requestTimeout = 30_000;
-    server.headersTimeout = 10_000;
+    server.requestTimeout = requestTimeout;
+    // Node ignores a request timeout shorter than the headers timeout.
+    server.headersTimeout = Math.min(10_000, requestTimeout);
     server.keepAliveTimeout = 30_000;
     server.maxHeadersCount = 100;
     server.maxConnections = 256;
-    server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      // A request that did not arrive whole in time is the client's (408), not a malformed one (400).
+      const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       else socket.destroy();
     });
     this.server = server;
@@ -153,6 +163,12 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
       if (encoding === 'protobuf') send(res, 200, 'application/x-protobuf', encodeExportResponse(decoded.rejected, message));
       else send(res, 200, 'application/json', exportResponseJson(decoded.rejected, message));
     } catch (err) {
+      if (err instanceof ClientGone) {
+        // Not a server error, and no one to answer: counted apart from the refusals.
+        this.summary.incomplete_requests++;
+        res.destroy();
+        return;
+      }
       const refusal =
         err instanceof Refusal
           ? err
@@ -202,8 +218,8 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
         this.summary.bytes_received += d.length;
         if (raw > limit) fail(new Refusal(413, RPC_RESOURCE_EXHAUSTED, `body is over the limit of ${limit} bytes`));
       });
-      req.on('error', (err) => fail(err));
-      req.on('aborted', () => fail(new Error('the client closed the connection mid-body')));
+      req.on('error', () => fail(new ClientGone('the connection failed before the body was complete')));
+      req.on('aborted', () => fail(new ClientGone('the client closed the connection (or stalled) before the body was complete')));
       if (gunzip) {
         req.pipe(gunzip);
         gunzip.on('error', () => fail(new UndecodableError('the gzip body could not be decompressed (corrupt or truncated)')));

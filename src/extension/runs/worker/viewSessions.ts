@@ -5,7 +5,7 @@
  * editor and the CLI cannot disagree. A run of the Runs view is read under its last analysis (its
  * options and contract), with its own store closed while the session holds the file.
  */
-import { stat, writeFile } from 'fs/promises';
+import { stat } from 'fs/promises';
 import { replaceOutput } from '../../../core/outputFile';
 import type { AnalysisOptions } from '../../../core/analysis/options';
 import { compareRuns, inputsOf, type CompareSettings } from '../../../core/compare/compareRuns';
@@ -16,7 +16,9 @@ import { setLoadState } from '../../../core/run/loadRun';
 import { VIEWS, VIEWS_VERSION } from '../../../core/views/catalog';
 import { exportPairs, type ExportFormat } from '../../../core/views/exportPairs';
 import { QueryRefused, runSelect } from '../../../core/views/query';
-import { cellText, renderResult } from '../../../core/views/render';
+import { cellText } from '../../../core/views/render';
+import { writeSelect } from '../../../core/views/streamResult';
+import { writeTextFile } from '../../../core/textFile';
 import { openRunViews, viewContext, type OpenRunOptions, type RunViews } from '../../../core/views/session';
 import type { MemorySettings } from './runStates';
 import { encodeComparison } from '../../../protocol/compare';
@@ -127,11 +129,14 @@ export function readableRefusal(reason: string): string {
 export async function sqlToCsv(runs: RunStates, target: SessionTarget, sql: string, out: string, job: Job): Promise<{ rows: number; bytes: number }> {
   return session(runs, target, { untrustedQueries: true }, async (views) => {
     job.attach(views.store);
-    const result = await runSelect(views.store, sql);
-    const text = renderResult(result, 'csv');
-    job.check();
-    await replaceOutput(out, (file, mode) => writeFile(file, text, { encoding: 'utf8', mode }));
-    return { rows: result.rows.length, bytes: Buffer.byteLength(text) };
+    // Streamed as the query runs (streamResult.ts), as `phasewise sql --format csv --out` writes it.
+    const result = await replaceOutput(out, (file, mode) =>
+      writeTextFile(file, mode, (write) => writeSelect(views.store, sql, 'csv', async (text) => {
+        job.check();
+        await write(text);
+      })),
+    );
+    return { rows: result.rows, bytes: (await stat(out)).size };
   });
 }
 
