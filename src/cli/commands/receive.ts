@@ -2,9 +2,10 @@
  * `phasewise receive`: the embedded OTLP/HTTP receiver in the foreground. A developer points the
  * gateway's exporter at it (OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318) and needs nothing else.
  * Spans go to a JSONL file (the Collector file exporter's layout) and/or a DuckDB run; SIGINT or
- * SIGTERM stops it: it flushes, prints what it received and refused, and exits 0.
+ * SIGTERM stops it: it flushes, prints what it received and refused, and exits 0, or 4 when an
+ * export could not be stored (each was answered 503: the summary names the file and why).
  */
-import { existsSync } from 'fs';
+import { existsSync, statSync } from 'fs';
 import * as path from 'path';
 import { InputError } from '../../core/errors';
 import { DuckSink } from '../../core/probe/receiver/duckSink';
@@ -13,7 +14,7 @@ import { DEFAULT_MAX_BODY_BYTES, OtlpReceiver } from '../../core/probe/receiver/
 import { JsonlFileSink, type SpanSink } from '../../core/probe/receiver/sinks';
 import { DuckStore } from '../../core/store/duckStore';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
-import { EXIT_PASS } from '../exitCodes';
+import { EXIT_BAD_INPUT, EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 
 const RECEIVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -63,7 +64,7 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
   const sinks: SpanSink[] = [];
   let store: DuckStore | undefined;
   if (out !== undefined) {
-    if (existsSync(out) && !flagBoolean(args, 'append')) note(`phasewise: ${out} exists: replacing it (--append keeps its lines)`);
+    if (existsSync(out) && statSync(out).isFile() && !flagBoolean(args, 'append')) note(`phasewise: ${out} exists: replacing it (--append keeps its lines)`);
     sinks.push(new JsonlFileSink(out, flagBoolean(args, 'append')));
   }
   if (db !== undefined) {
@@ -117,6 +118,11 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
   await store?.close();
   if (format === 'json') await writeStdout(JSON.stringify(summary, null, 2) + '\n');
   else if (!quiet) await writeStdout(summaryText(summary).join('\n') + '\n');
+  const failed = Object.keys(summary.not_stored);
+  if (failed.length > 0) {
+    note(`phasewise: not everything sent was stored to ${failed.join(' and ')} (those exports were answered HTTP 503, so the exporter may have sent them again)`);
+    return EXIT_BAD_INPUT;
+  }
   return EXIT_PASS;
 }
 
@@ -127,6 +133,7 @@ export function summaryText(s: ReceiverSummary): string[] {
     `refused: ${s.rejected_spans} span(s) inside accepted exports; ${refused.length > 0 ? refused.join(', ') : 'no request'}`,
     ...(s.redactions > 0 ? [`redacted ${s.redactions} occurrence(s) of the API token before storing`] : []),
     `stored to: ${s.stored.join(', ') || 'nothing'}`,
+    ...Object.entries(s.not_stored).map(([label, f]) => `not stored: ${f.exports} export(s) (${f.spans} span(s)) to ${label}: ${f.reason}; each was answered HTTP 503`),
   ];
 }
 

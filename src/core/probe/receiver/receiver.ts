@@ -7,7 +7,9 @@
  * - 400 with a google.rpc.Status for a body that cannot be decoded (bad gzip, bad protobuf, bad JSON);
  * - 413 when the body passes the limit (20 MiB by default) after decompression, checked while reading;
  * - 415 for other content types or encodings; 405 for other methods on /v1/traces; 404 elsewhere;
- * - 503 with Retry-After while storage is behind or failing (retryable: the exporter sends again).
+ * - 503 with Retry-After while storage is behind, or when a sink could not store the export
+ *   (retryable: the exporter sends it again). 200 is answered only once every sink stored the export:
+ *   an acknowledged span is a stored span.
  * A handler never throws past its request: whatever a client sends, the receiver keeps answering.
  */
 import { EventEmitter } from 'events';
@@ -15,7 +17,9 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { performance } from 'perf_hooks';
 import { createGunzip } from 'zlib';
+import { exportLines } from './exportLines';
 import { decodeJsonExport, decodeProtobufExport, UndecodableError, type DecodedExport } from './otlpDecode';
+import { storageFailure } from './storageFailure';
 import {
   encodeExportResponse, encodeStatus, exportResponseJson, statusJson,
   RPC_INTERNAL, RPC_INVALID_ARGUMENT, RPC_RESOURCE_EXHAUSTED, RPC_UNAVAILABLE,
@@ -57,7 +61,7 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
   private readonly started = performance.now();
   private readonly summary: ReceiverSummary = {
     address: '', requests: 0, exports_accepted: 0, accepted_spans: 0, rejected_spans: 0,
-    refused: {}, bytes_received: 0, redactions: 0, duration_s: 0, stored: [],
+    refused: {}, bytes_received: 0, redactions: 0, duration_s: 0, stored: [], not_stored: {},
   };
 
   constructor(private readonly options: ReceiverOptions) {
@@ -113,17 +117,17 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
     for (const sink of this.options.sinks) {
       await sink.flush();
       await sink.close();
-      const err = sink.takeError();
-      if (err) this.emit('event', { type: 'error', message: `${sink.label}: ${err.message}` });
     }
     this.summary.duration_s = (performance.now() - this.started) / 1000;
-    this.summary.stored = this.options.sinks.filter((s) => s.label !== 'memory').map((s) => s.label);
+    // A sink that failed every export stored nothing (an accepted export is in every sink).
+    const storedAny = (label: string): boolean => this.summary.exports_accepted > 0 || this.summary.not_stored[label] === undefined;
+    this.summary.stored = this.options.sinks.filter((s) => s.label !== 'memory' && storedAny(s.label)).map((s) => s.label);
     this.emit('event', { type: 'stopped', summary: this.summary });
     return this.summary;
   }
 
   snapshot(): ReceiverSummary {
-    return { ...this.summary, refused: { ...this.summary.refused }, duration_s: (performance.now() - this.started) / 1000 };
+    return { ...this.summary, refused: { ...this.summary.refused }, not_stored: { ...this.summary.not_stored }, duration_s: (performance.now() - this.started) / 1000 };
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -148,10 +152,10 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
       this.refuseWhenBehind();
       const body = await this.readBody(req, contentEncoding === 'gzip');
       const decoded = encoding === 'protobuf' ? decodeProtobufExport(body) : decodeJsonExport(body);
-      this.accept(decoded, encoding, body.length);
-      const message = decoded.rejected > 0 ? `${decoded.rejected} span(s) refused: ${decoded.rejectReasons.join('; ')}` : '';
-      if (encoding === 'protobuf') send(res, 200, 'application/x-protobuf', encodeExportResponse(decoded.rejected, message));
-      else send(res, 200, 'application/json', exportResponseJson(decoded.rejected, message));
+      const { rejected, reasons } = await this.accept(decoded, encoding, body.length);
+      const message = rejected > 0 ? `${rejected} span(s) refused: ${reasons.join('; ')}` : '';
+      if (encoding === 'protobuf') send(res, 200, 'application/x-protobuf', encodeExportResponse(rejected, message));
+      else send(res, 200, 'application/json', exportResponseJson(rejected, message));
     } catch (err) {
       const refusal =
         err instanceof Refusal
@@ -165,11 +169,6 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
 
   private refuseWhenBehind(): void {
     for (const sink of this.options.sinks) {
-      const err = sink.takeError();
-      if (err) {
-        this.emit('event', { type: 'error', message: `${sink.label}: ${err.message}` });
-        throw new Refusal(503, RPC_UNAVAILABLE, `storage failed (${sink.label}); retry later`, 2);
-      }
       if (sink.backlogBytes() > (this.options.maxBacklogBytes ?? 64 * 1024 * 1024)) {
         throw new Refusal(503, RPC_UNAVAILABLE, `storage is behind (${sink.label}); retry later`, 1);
       }
@@ -225,23 +224,53 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
     });
   }
 
-  private accept(decoded: DecodedExport, encoding: Encoding, bytes: number): void {
-    let line = JSON.stringify(decoded.request);
-    for (const secret of this.options.redact ?? []) {
-      if (secret.length >= 4 && line.includes(secret)) {
-        const n = line.split(secret).length - 1;
-        line = line.split(secret).join('[REDACTED]');
-        this.summary.redactions += n;
-        this.emit('event', { type: 'redacted', count: n });
+  /**
+   * Stores the export in every sink (its lines cut by exportLines.ts) and resolves with the spans
+   * refused, once all of them stored it; throws a 503 Refusal when one could not (the export counts as
+   * not received, and the exporter sends it again).
+   */
+  private async accept(decoded: DecodedExport, encoding: Encoding, bytes: number): Promise<{ rejected: number; reasons: string[] }> {
+    const cut = exportLines(decoded);
+    const reasons = [...decoded.rejectReasons];
+    if (cut.oversized > 0) reasons.push('a span is larger than the receiver stores (4 MiB as JSON)');
+    const rejected = decoded.rejected + cut.oversized;
+    let redacted = 0;
+    const lines = cut.lines.map((original) => {
+      let line = original;
+      for (const secret of this.options.redact ?? []) {
+        if (secret.length >= 4 && line.includes(secret)) {
+          const parts = line.split(secret);
+          redacted += parts.length - 1;
+          line = parts.join('[REDACTED]');
+        }
       }
+      return line;
+    });
+    const batch = { lines, spans: cut.spans, lineOfSpan: cut.lineOfSpan, receivedAtMs: performance.now() };
+    const results = await Promise.allSettled(this.options.sinks.map((sink) => sink.write(batch)));
+    const failed: string[] = [];
+    for (const [i, r] of results.entries()) {
+      if (r.status === 'fulfilled') continue;
+      const sink = this.options.sinks[i];
+      const reason = storageFailure(r.reason);
+      const entry = (this.summary.not_stored[sink.label] ??= { exports: 0, spans: 0, reason });
+      entry.exports++;
+      entry.spans += cut.spans.length;
+      entry.reason = reason;
+      failed.push(`${sink.label}: ${reason}`);
+      this.emit('event', { type: 'error', message: `${sink.label}: an export of ${cut.spans.length} span(s) was not stored (${reason}); answered 503` });
     }
-    const batch = { line, spans: decoded.spans, receivedAtMs: performance.now() };
-    for (const sink of this.options.sinks) sink.write(batch);
+    if (failed.length > 0) throw new Refusal(503, RPC_UNAVAILABLE, `storage failed (${failed.join('; ')}); retry later`, 2);
+    if (redacted > 0) {
+      this.summary.redactions += redacted;
+      this.emit('event', { type: 'redacted', count: redacted });
+    }
     this.summary.exports_accepted++;
-    this.summary.accepted_spans += decoded.spans.length;
-    this.summary.rejected_spans += decoded.rejected;
-    const traces = [...new Set(decoded.spans.map((s) => s.traceId))];
-    this.emit('event', { type: 'export', encoding, bytes, accepted: decoded.spans.length, rejected: decoded.rejected, traceIds: traces });
+    this.summary.accepted_spans += cut.spans.length;
+    this.summary.rejected_spans += rejected;
+    const traces = [...new Set(cut.spans.map((s) => s.traceId))];
+    this.emit('event', { type: 'export', encoding, bytes, accepted: cut.spans.length, rejected, traceIds: traces });
+    return { rejected, reasons };
   }
 
   private refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: Refusal, encoding: Encoding): void {
