@@ -9,6 +9,7 @@ import { strict as assert } from 'assert';
 import { existsSync, mkdtempSync, rmSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { runCli } from '../cli/runCli';
 import { contractViolations } from './corpus';
 import { postExport, smallJsonExport, spansInDatabase, startReceive, wideExport } from './receiverCli';
 
@@ -36,6 +37,19 @@ describe('hostile receiver: an acknowledged span is a stored span (issue 31 item
     assert.equal(status, 0, recv.stderr());
     assert.match(recv.stdout(), /received 5003 span\(s\) in 2 export\(s\)/);
     assert.deepEqual(contractViolations({ status, stdout: recv.stdout(), stderr: recv.stderr() }), []);
+  });
+
+  it('item 2: one span received into --db, then SIGTERM: analyze --db opens the run (exit 0, the span in its report)', async () => {
+    const db = path.join(dir, 'r.duckdb');
+    const recv = await startReceive(['--db', db], dir);
+    const answer = await postExport(recv.address, smallJsonExport(1), 'application/json');
+    assert.equal(answer.status, 200);
+    assert.equal(await recv.stop('SIGTERM'), 0, recv.stderr());
+    assert.equal((await spansInDatabase(db)).loadState, 'complete');
+    const r = await runCli(['analyze', '--db', db, '--format', 'json'], dir, { debug: false });
+    assert.equal(r.status, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { inputs: Array<{ records: number }> };
+    assert.equal(report.inputs.reduce((n, i) => n + i.records, 0), 1);
   });
 
   it('item 3: --out /dev/full: every export is answered 503 with Retry-After, the summary says nothing was stored, exit 4', async function () {

@@ -16,7 +16,7 @@ describe('DuckSink: a write resolves once stored, rejects when the load failed, 
   beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'phasewise-ducksink-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a load that fails is rolled back and rejects its write; the next write is stored', async () => {
+  it('a load that fails is rolled back and rejects its write; the next write is stored and the run is marked complete', async () => {
     const store = new DuckStore({ database: path.join(dir, 'r.duckdb') });
     try {
       const sink = new DuckSink(store, { sourcePath: 'otlp-receiver://test', intervalMs: 0 });
@@ -25,11 +25,11 @@ describe('DuckSink: a write resolves once stored, rejects when the load failed, 
       await sink.write({ lines: [span(1)], spans: [], lineOfSpan: [], receivedAtMs: 1 });
       await sink.write({ lines: [span(2), span(3)], spans: [], lineOfSpan: [], receivedAtMs: 2 });
       await sink.close();
-      const [row] = await store.all<{ spans: number; sources: number; records: number }>(
+      const [row] = await store.all<{ spans: number; sources: number; records: number; state: string }>(
         `SELECT (SELECT count(*) FROM spans) AS spans, (SELECT count(*) FROM sources) AS sources,
-                (SELECT sum(records) FROM sources) AS records`,
+                (SELECT sum(records) FROM sources) AS records, (SELECT load_state FROM phasewise_store) AS state`,
       );
-      assert.deepEqual(row, { spans: 3, sources: 1, records: 3 });
+      assert.deepEqual(row, { spans: 3, sources: 1, records: 3, state: 'complete' });
     } finally {
       await store.close();
     }

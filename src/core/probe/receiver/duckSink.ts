@@ -6,7 +6,8 @@
  * one `sources` row, with their line numbers shifted to the line they hold in the receiver's JSONL
  * file when one is written beside it.
  *
- * Each load is one transaction: the database holds whole exports only. A load
+ * Each load is one transaction, and marks the run complete: the database holds whole exports only,
+ * and is a run `analyze --db` opens whenever the receiver stops (SIGTERM, Ctrl-C) or is killed. A load
  * that fails is rolled back and rejects the writes it held: their exports are answered 503 and the
  * exporter sends them again (they are not kept and retried here, where one export too large to load
  * refused every later export).
@@ -16,6 +17,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { loadFiles } from '../../formats/loadFiles';
 import type { QueryRunner } from '../../store/duckStore';
+import { MARKER_TABLE } from '../../store/schema';
 import type { ReceivedBatch, SpanSink } from './sinks';
 
 export interface DuckSinkOptions {
@@ -114,7 +116,7 @@ export class DuckSink implements SpanSink {
     return this.queuedBytes;
   }
 
-  /** One transaction: the chunk's rows and their move under the receiver's source row. */
+  /** One transaction: the chunk's rows, their move under the receiver's source row, the run marked complete. */
   private async load(lines: string[]): Promise<void> {
     this.dir ??= await mkdtemp(path.join(os.tmpdir(), 'phasewise-receive-'));
     const chunk = path.join(this.dir, `chunk-${++this.chunkNo}.otlp.jsonl`);
@@ -124,6 +126,7 @@ export class DuckSink implements SpanSink {
     try {
       const [loaded] = await loadFiles(this.store, [chunk], { expectSide: 'server' });
       await this.adopt(loaded.sourceId, loaded.records, loaded.skipped, loaded.bytes);
+      await this.store.run(`UPDATE ${MARKER_TABLE} SET load_state = 'complete' WHERE load_state = 'empty'`);
       await this.store.run('COMMIT');
       this.linesStored += lines.length;
       this.storedSpans += loaded.records;
