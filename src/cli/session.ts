@@ -11,6 +11,7 @@ import { readJoinKeyOfFile, storedJoinKeyNote } from '../core/analysis/joinKeyRe
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
 import { checkLoadComplete, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
+import { acquireDatabaseLock, type DatabaseLock } from '../core/store/databaseLock';
 import { DuckStore } from '../core/store/duckStore';
 import { normalizeMemoryLimit, normalizeThreads } from '../core/memorySettings';
 import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, UsageError, type FlagSpec, type ParsedArgs } from './args';
@@ -153,9 +154,18 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
   // --memory-limit/--threads apply to every store of the session (the loading database, the one analysed).
   const memory = storeFlags(args);
   const dbPath = db === undefined ? undefined : path.resolve(db);
-  if (dbPath !== undefined && loading) await checkLoadTarget(dbPath);
-  // A caller that resolved the options already (compare, before loading anything) passes them.
-  const { options, gates } = resolved ?? (await resolveAnalysis(args));
+  // The file's lock first (databaseLock.ts): of two processes given this --db, one writes it.
+  const lock = dbPath !== undefined ? await lockForSession(dbPath, loading) : undefined;
+  let analysis: { options: AnalysisOptions; gates: GateSpec[] };
+  try {
+    if (dbPath !== undefined && loading) await checkLoadTarget(dbPath);
+    // A caller that resolved the options already (compare, before loading anything) passes them.
+    analysis = resolved ?? (await resolveAnalysis(args));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  const { options, gates } = analysis;
   const quiet = flagBoolean(args, 'quiet');
 
   // The store being worked on: the loading database during a --db load, then the one analysed.
@@ -183,6 +193,7 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
       process.off('SIGINT', onSigint);
       // A store that never opened (a bad --db path) rejects again here; the first error is the one to report.
       await store.close().catch(() => undefined);
+      lock?.release();
     },
   };
 
@@ -214,6 +225,17 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
     throw err;
   }
   return session;
+}
+
+/**
+ * The lock of a --db file this session may write: one a load replaces, or one re-analysed in place.
+ * None for a path nothing will be written to (a read-only file, a missing directory, a file that is
+ * not there to re-analyse): the checks after this refuse those with their own message.
+ */
+async function lockForSession(dbPath: string, loading: boolean): Promise<DatabaseLock | undefined> {
+  if (!existsSync(path.dirname(dbPath)) || !(await isWritable(dbPath))) return undefined;
+  if (!loading && !existsSync(dbPath)) return undefined;
+  return acquireDatabaseLock(dbPath);
 }
 
 /**

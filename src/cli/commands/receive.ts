@@ -73,7 +73,9 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
       await store.all('SELECT 1 AS ok');
     } catch (err) {
       await store.close().catch(() => undefined);
-      throw new InputError(db, undefined, 'a DuckDB database file written by phasewise (or a new path)', (err instanceof Error ? err.message : String(err)).split('\n')[0]);
+      // Our own refusals say what the file is; anything else is DuckDB's text, never shown (docs/metrics.md §7).
+      if (err instanceof InputError) throw err;
+      throw new InputError(db, undefined, 'a DuckDB database file written by phasewise (or a new path)', 'a file DuckDB cannot open for writing');
     }
     const sourcePath = out !== undefined ? path.resolve(out) : `otlp-receiver://${listen.host}:${listen.port}`;
     sinks.push(new DuckSink(store, { sourcePath }, `database ${db}`));

@@ -18,6 +18,7 @@ import { constants, existsSync } from 'fs';
 import { access, open, readdir, rename, rm, stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../errors';
+import { processAlive } from '../processExit';
 import { MARKER_TABLE, STORE_NAME, STORE_SCHEMA_VERSION } from './schema';
 
 export const EXPECTED_DATABASE = 'a database written by `phasewise analyze --db` (or a path that does not exist yet)';
@@ -209,14 +210,4 @@ export async function commitLoad(loading: string, file: string): Promise<void> {
   if (existsSync(staleWal)) await rename(staleWal, aside);
   await rename(loading, abs);
   await rm(aside, { force: true });
-}
-
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -3,6 +3,7 @@ import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { CancelledError, InputError, OutOfMemoryError, StoreError } from '../errors';
 import { EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
+import { acquireDatabaseLock, type DatabaseLock } from './databaseLock';
 import { createSchema, LOADED_TABLES } from './schema';
 
 /** A row as JavaScript values; BIGINTs that fit are converted to numbers. */
@@ -43,6 +44,11 @@ export interface StoreOptions {
    * its derived tables (in memory: a re-analysis here recomputes them).
    */
   readOnly?: boolean;
+  /**
+   * Do not take `database`'s lock (databaseLock.ts): it is a load's private new file, and the caller
+   * holds the lock of the file it will replace (loadRun.ts loadRunIntoDatabase).
+   */
+  unlocked?: boolean;
   /** DuckDB memory_limit, e.g. '2GB' (default DEFAULT_MEMORY_LIMIT): DuckDB spills to temp_directory instead of exhausting the host. */
   memoryLimit?: string;
   threads?: number;
@@ -61,6 +67,8 @@ export class DuckStore implements QueryRunner {
   /** What the database file was when it was opened (undefined: in memory, or not opened yet). */
   private state: DatabaseState | undefined;
   private progressOn = false;
+  /** The lock of a database file opened for writing (databaseLock.ts), held until close. */
+  private lock: DatabaseLock | undefined;
 
   constructor(private readonly options: StoreOptions = {}) {}
 
@@ -85,6 +93,8 @@ export class DuckStore implements QueryRunner {
           await createSchema(conn, true);
           return conn;
         }
+        // Nothing of the file is read before its lock is ours: another process may be replacing it.
+        if (!this.options.readOnly && !this.options.unlocked) this.lock = acquireDatabaseLock(file);
         this.state = await inspectDatabase(file, conn);
         if (this.options.readOnly) {
           if (this.state.kind !== 'ours') throw new InputError(file, undefined, EXPECTED_DATABASE, 'no such file');
@@ -208,14 +218,18 @@ export class DuckStore implements QueryRunner {
   }
 
   async close(): Promise<void> {
-    if (this.connection) {
-      const conn = await this.connection;
-      conn.closeSync();
+    try {
+      // A store whose open failed has nothing to close but its instance (the open's error was reported).
+      const conn = this.connection ? await this.connection.catch(() => undefined) : undefined;
+      conn?.closeSync();
+      this.instance?.closeSync();
+    } finally {
+      this.instance = undefined;
+      this.connection = undefined;
+      this.progressOn = false;
+      this.lock?.release();
+      this.lock = undefined;
     }
-    this.instance?.closeSync();
-    this.instance = undefined;
-    this.connection = undefined;
-    this.progressOn = false;
   }
 }
 
