@@ -56,6 +56,11 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/** Every file a session reads: --run, --spans, --contract and --db (the --out check: outputFile.ts). */
+export function sessionInputs(args: ParsedArgs): Array<string | undefined> {
+  return [...flagList(args, 'run'), ...flagList(args, 'spans'), flagString(args, 'contract'), flagString(args, 'db')];
+}
+
 /** Options and gates from defaults, the contract and the flags (flags win). */
 export async function resolveAnalysis(args: ParsedArgs): Promise<{ options: AnalysisOptions; gates: GateSpec[] }> {
   const contract = flagString(args, 'contract');

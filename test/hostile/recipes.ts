@@ -4,6 +4,7 @@
  * DuckDB database. Everything is written into the case's temporary directory; nothing under
  * test/fixtures is modified.
  */
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { gzipSync } from 'zlib';
@@ -26,6 +27,12 @@ export interface FileSpec {
   duckdb?: string[];
   /** A directory instead of a file. */
   directory?: boolean;
+  /** A symbolic link to this target (relative targets are relative to the link's directory). */
+  symlink?: string;
+  /** A hard link to this case file (created earlier in `files`). */
+  hardlink?: string;
+  /** A named pipe (FIFO) that nothing writes to. */
+  fifo?: boolean;
   /** chmod after writing (octal as a string, e.g. "000"). */
   mode?: string;
 }
@@ -129,6 +136,9 @@ const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string |
 export async function makeFile(dir: string, name: string, spec: FileSpec): Promise<string> {
   const file = path.join(dir, name);
   if (spec.directory) fs.mkdirSync(file, { recursive: true });
+  else if (spec.symlink !== undefined) fs.symlinkSync(spec.symlink, file);
+  else if (spec.hardlink !== undefined) fs.linkSync(path.join(dir, spec.hardlink), file);
+  else if (spec.fifo) execFileSync('mkfifo', [file]);
   else if (spec.duckdb) {
     const instance = await DuckDBInstance.create(file);
     const conn = await instance.connect();

@@ -62,6 +62,12 @@ export async function resolveSide(name: 'base' | 'head', paths: readonly string[
   return { kind: 'inputs', label, run: c.run.map((f) => f.path), spans: c.spans.map((f) => f.path), contract };
 }
 
+/** Every file a side reads (the --out check: writing over one would replace it). */
+export function sideFiles(side: SideSpec): string[] {
+  const files = side.kind === 'db' ? [side.file] : [...side.run, ...side.spans];
+  return side.contract !== undefined ? [...files, side.contract] : files;
+}
+
 /** The analyze session's arguments for one side: its files, its contract and compare's session flags. */
 function sessionArgs(args: ParsedArgs, side: SideSpec): ParsedArgs {
   const flags = new Map<string, string[]>();

@@ -30,7 +30,7 @@ export async function runK6(argv: readonly string[]): Promise<number> {
   const [file] = args.positional;
   const out = flagString(args, 'out');
   await checkReadableFile(file, 'a load contract file (*.loadcontract.yaml)');
-  if (out !== undefined) await checkOutputPath(out);
+  if (out !== undefined) await checkOutputPath(out, [file]);
   const { contract, diagnostics } = await loadContractFile(file);
   const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => formatDiagnostic(file, d));
   if (!contract) {

@@ -16,6 +16,7 @@ import { DuckStore } from '../../core/store/duckStore';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_BAD_INPUT, EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
+import { sameFile } from '../outputFile';
 
 const RECEIVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   listen: { kind: 'string', alias: 'l' },
@@ -61,6 +62,9 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
   const quiet = flagBoolean(args, 'quiet');
   const live = !quiet && (flagBoolean(args, 'progress') || process.stderr.isTTY === true);
 
+  if (out !== undefined && db !== undefined && (await sameFile(out, db))) {
+    throw new InputError(out, undefined, 'a file path for --out other than the --db database', `${path.resolve(db)} itself; nothing was written`);
+  }
   const sinks: SpanSink[] = [];
   let store: DuckStore | undefined;
   if (out !== undefined) {

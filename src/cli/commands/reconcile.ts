@@ -11,7 +11,7 @@ import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';
-import { openSession, SESSION_FLAGS, type Session } from '../session';
+import { openSession, SESSION_FLAGS, sessionInputs, type Session } from '../session';
 
 const RECONCILE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SESSION_FLAGS,
@@ -29,7 +29,7 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
   const format = flagString(args, 'format') ?? 'text';
   if (format !== 'text' && format !== 'json' && format !== 'html') throw new UsageError(`--format expects text, json or html, got '${format}'`);
   const out = flagString(args, 'out');
-  if (out !== undefined) await checkOutputPath(out);
+  if (out !== undefined) await checkOutputPath(out, sessionInputs(args));
   const traceId = normalizeTraceId(raw);
   if (traceId === undefined) {
     throw new InputError('--trace', undefined, 'a W3C trace ID of 32 hex digits, not all zero', `'${raw}' (malformed)`);
