@@ -10,7 +10,7 @@ import { DEFAULT_REQUEST_ID_ATTRIBUTE, type AnalysisOptions, type GateSpec, type
 import { readJoinKeyOfFile, storedJoinKeyNote } from '../core/analysis/joinKeyRecord';
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
-import { checkLoadComplete, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
+import { checkLoadComplete, databaseTarget, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
 import { acquireDatabaseLock, type DatabaseLock } from '../core/store/databaseLock';
 import { DuckStore } from '../core/store/duckStore';
 import { normalizeMemoryLimit, normalizeThreads } from '../core/memorySettings';
@@ -238,7 +238,7 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
  * not there to re-analyse): the checks after this refuse those with their own message.
  */
 async function lockForSession(dbPath: string, loading: boolean): Promise<DatabaseLock | undefined> {
-  if (!existsSync(path.dirname(dbPath)) || !(await isWritable(dbPath))) return undefined;
+  if (!existsSync(path.dirname(databaseTarget(dbPath))) || !(await isWritable(dbPath))) return undefined;
   if (!loading && !existsSync(dbPath)) return undefined;
   return acquireDatabaseLock(dbPath);
 }
@@ -249,7 +249,7 @@ async function lockForSession(dbPath: string, loading: boolean): Promise<Databas
  */
 async function checkLoadTarget(dbPath: string): Promise<void> {
   const state = await inspectDatabase(dbPath);
-  const dir = path.dirname(dbPath);
+  const dir = path.dirname(databaseTarget(dbPath));
   if (!existsSync(dir)) throw new InputError(dbPath, undefined, 'a --db path in an existing directory', `a directory that does not exist (${dir})`);
   if (!(await isWritable(dbPath))) {
     throw new InputError(dbPath, undefined, 'a --db file this user can write (a load replaces it; re-analysis without --run/--spans works on a read-only file)', state.kind === 'missing' ? `a directory this user cannot write (${dir})` : 'a read-only file or directory');

@@ -35,6 +35,8 @@ export interface Expectation {
   matched?: number;
   /** Case files whose bytes and modification time must not change. */
   untouched?: string[];
+  /** Case files that must still be symbolic links afterwards (to whatever they pointed at). */
+  links?: string[];
 }
 
 export interface HostileCase {
@@ -114,6 +116,10 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
       report = undefined;
     }
     failures.push(...checkExpectation(c, result, report, paths));
+    for (const name of c.expect.links ?? []) {
+      const file = substitute(`{${name}}`);
+      if (!fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) failures.push(`${name} is no longer a symbolic link`);
+    }
     for (const [name, before] of untouched) {
       const file = substitute(`{${name}}`);
       if (!fs.existsSync(file) || fingerprint(file) !== before) failures.push(`${name} was modified`);

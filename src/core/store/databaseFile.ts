@@ -16,7 +16,7 @@
  *   load; a transaction over the whole load instead held every inserted row in memory (or DuckDB's
  *   temp files) until the commit, which at 1M requests spilled gigabytes (see formats/spans/otlp.ts).
  */
-import { constants, existsSync } from 'fs';
+import { constants, existsSync, lstatSync, readlinkSync } from 'fs';
 import { access, open, readdir, rename, rm, stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../errors';
@@ -217,8 +217,9 @@ function openError(file: string, err: unknown): InputError {
 }
 
 /** Whether this process may write the file and create files beside it (DuckDB writes `FILE.wal`). */
-export async function isWritable(file: string): Promise<boolean> {
-  const dir = path.dirname(path.resolve(file));
+export async function isWritable(link: string): Promise<boolean> {
+  const file = databaseTarget(link);
+  const dir = path.dirname(file);
   try {
     await access(dir, constants.W_OK);
     if (existsSync(file)) await access(file, constants.W_OK);
@@ -230,15 +231,33 @@ export async function isWritable(file: string): Promise<boolean> {
 
 const LOADING_SUFFIX = /^\.(.+)\.loading-(\d+)\.duckdb(\.wal|\.old-wal)?$/;
 
+/** Symbolic links followed at most this many times (Linux's own limit); past it the open reports the loop. */
+const MAX_LINKS = 40;
+
+/**
+ * The file a `--db` path stands for: symbolic links followed, a dangling one's target included. A
+ * load replaces that file, never the link (as `--out` writes through a link); DuckDB opens it there,
+ * so its WAL and our lock and loading files sit beside the data, whichever link named it.
+ */
+export function databaseTarget(file: string): string {
+  let current = path.resolve(file);
+  for (let i = 0; i < MAX_LINKS; i++) {
+    const info = lstatSync(current, { throwIfNoEntry: false });
+    if (!info?.isSymbolicLink()) return current;
+    current = path.resolve(path.dirname(current), readlinkSync(current));
+  }
+  return current;
+}
+
 /** The new database a load into `file` builds, beside it (same file system, so the rename is atomic). */
 export function loadingPath(file: string): string {
-  const abs = path.resolve(file);
+  const abs = databaseTarget(file);
   return path.join(path.dirname(abs), `.${path.basename(abs)}.loading-${process.pid}.duckdb`);
 }
 
 /** Removes loading files of `file` left by loads that were killed (their process is gone). */
 export async function removeStaleLoads(file: string): Promise<void> {
-  const abs = path.resolve(file);
+  const abs = databaseTarget(file);
   const dir = path.dirname(abs);
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = LOADING_SUFFIX.exec(name);
@@ -260,7 +279,7 @@ export async function discardLoad(loading: string): Promise<void> {
  * derived tables, which the next analysis recomputes).
  */
 export async function commitLoad(loading: string, file: string): Promise<void> {
-  const abs = path.resolve(file);
+  const abs = databaseTarget(file);
   const staleWal = `${abs}.wal`;
   const aside = `${loading}.old-wal`;
   if (existsSync(staleWal)) await rename(staleWal, aside);

@@ -19,9 +19,9 @@
 import * as crypto from 'crypto';
 import { linkSync, openSync, readFileSync, renameSync, rmSync, writeSync, closeSync } from 'fs';
 import * as os from 'os';
-import * as path from 'path';
 import { InputError } from '../errors';
 import { onProcessExit, processAlive } from '../processExit';
+import { databaseTarget } from './databaseFile';
 
 /** What a writable `--db` must be (the refusal names it). */
 export const EXPECTED_UNLOCKED = 'a database no other Phasewise process is writing';
@@ -56,7 +56,7 @@ export interface DatabaseLock {
  * path the user gave, for the message.
  */
 export function acquireDatabaseLock(target: string, display = target): DatabaseLock {
-  const file = path.resolve(target);
+  const file = databaseTarget(target);
   const mine = held.get(file);
   if (mine) {
     mine.count++;

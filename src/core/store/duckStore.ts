@@ -2,7 +2,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { CancelledError, InputError, OutOfMemoryError, StoreError } from '../errors';
-import { EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
+import { databaseTarget, EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
 import { acquireDatabaseLock, type DatabaseLock } from './databaseLock';
 import { createSchema, LOADED_TABLES } from './schema';
 
@@ -83,7 +83,8 @@ export class DuckStore implements QueryRunner {
           preserve_insertion_order: 'true',
         };
         if (this.options.threads !== undefined) config.threads = String(this.options.threads);
-        const file = this.options.database === undefined || this.options.database === ':memory:' ? undefined : this.options.database;
+        // Through symbolic links to the database itself (databaseFile.ts databaseTarget).
+        const file = this.options.database === undefined || this.options.database === ':memory:' ? undefined : databaseTarget(this.options.database);
         // Files are attached to an in-memory instance, after their marker was read from a READ_ONLY
         // attachment of the same file (databaseFile.ts): someone else's database is never opened
         // for writing, and one instance is started, not two.
