@@ -10,7 +10,7 @@ import { DEFAULT_REQUEST_ID_ATTRIBUTE, type AnalysisOptions, type GateSpec, type
 import { readJoinKeyOfFile, storedJoinKeyNote } from '../core/analysis/joinKeyRecord';
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
-import { checkLoadComplete, databaseTarget, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
+import { checkDatabaseFile, checkLoadComplete, databaseTarget, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
 import { acquireDatabaseLock, type DatabaseLock } from '../core/store/databaseLock';
 import { DuckStore } from '../core/store/duckStore';
 import { normalizeMemoryLimit, normalizeThreads } from '../core/memorySettings';
@@ -207,9 +207,11 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
       await loadInputs(session, { run, spans }, args, { dbPath, memory }, (s) => (store = s));
       if (dbPath !== undefined) store = new DuckStore({ ...memory, database: dbPath });
     } else if (dbPath !== undefined) {
+      if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
+      // Before any DuckDB open (the join key's read below): a pipe would keep it waiting.
+      await checkDatabaseFile(dbPath);
       const writable = await isWritable(dbPath);
       if (!writable && !quiet) note(`phasewise: ${dbPath} is read-only: analysing it without writing to it (the derived tables are computed in memory, so this is slower than on a writable file)`);
-      if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
       // Read before the store opens the file for writing; the analysis later runs with this key.
       if (!joinKeyNamed(args, options)) {
         const stored = await readJoinKeyOfFile(dbPath, memory);

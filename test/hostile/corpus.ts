@@ -55,6 +55,8 @@ export interface HostileCase {
   sql?: Record<string, string[]>;
   /** chmod (octal) of case files or directories after the setup. */
   modes?: Record<string, string>;
+  /** The run is killed after this long and fails as hung (default CASE_TIMEOUT_MS). */
+  timeoutMs?: number;
   expect: Expectation;
 }
 
@@ -105,10 +107,12 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
     for (const [name, mode] of Object.entries(c.modes ?? {})) fs.chmodSync(substitute(`{${name}}`), parseInt(mode, 8));
     const untouched = new Map((c.expect.untouched ?? []).map((name) => [name, fingerprint(substitute(`{${name}}`))]));
     const args = c.args.map(substitute);
+    const timeoutMs = c.timeoutMs ?? CASE_TIMEOUT_MS;
     const result = cli === undefined
-      ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged })
-      : await runCliAt(cli, args, dir, c.unprivileged === true);
+      ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged, timeoutMs })
+      : await runCliAt(cli, args, dir, c.unprivileged === true, timeoutMs);
     const failures = contractViolations(result, c.expect.exit);
+    if (result.timedOut) failures.push(`no exit after ${timeoutMs} ms (killed)`);
     let report: Report | undefined;
     try {
       report = result.stdout.trimStart().startsWith('{') ? (JSON.parse(result.stdout) as Report) : undefined;
@@ -139,8 +143,11 @@ async function runSql(file: string, statements: string[]): Promise<void> {
   instance.closeSync();
 }
 
+/** A case that runs longer than this hangs (the test's own timeout is 180 s). */
+const CASE_TIMEOUT_MS = 150_000;
+
 /** An older build (for the before/after table): the same child process, another cli.js. */
-async function runCliAt(cli: string, args: string[], cwd: string, unprivileged: boolean): Promise<CliResult> {
+async function runCliAt(cli: string, args: string[], cwd: string, unprivileged: boolean, timeoutMs: number): Promise<CliResult> {
   const { spawn } = await import('child_process');
   const { runsAsRoot, UNPRIVILEGED_ID } = await import('../cli/runCli');
   const env = { ...process.env };
@@ -152,8 +159,16 @@ async function runCliAt(cli: string, args: string[], cwd: string, unprivileged: 
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr, ...(timedOut ? { timedOut } : {}) });
+    });
   });
 }
 

@@ -59,9 +59,7 @@ export interface ProbeConnection {
  */
 export async function inspectDatabase(file: string, conn?: ProbeConnection): Promise<DatabaseState> {
   if (!existsSync(file)) return { kind: 'missing' };
-  const info = await stat(file);
-  if (!info.isFile()) throw new InputError(file, undefined, EXPECTED_DATABASE, info.isDirectory() ? 'a directory' : 'not a regular file');
-  await checkHeader(file);
+  await checkDatabaseFile(file);
   if (conn) return probe(file, conn);
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
@@ -75,6 +73,16 @@ export async function inspectDatabase(file: string, conn?: ProbeConnection): Pro
   } finally {
     instance.closeSync();
   }
+}
+
+/**
+ * Throws InputError unless `file` (which exists) is a regular file that starts like a DuckDB
+ * database: checked before DuckDB opens it, which on a FIFO or a device waits for data forever.
+ */
+export async function checkDatabaseFile(file: string): Promise<void> {
+  const info = await stat(file);
+  if (!info.isFile()) throw new InputError(file, undefined, EXPECTED_DATABASE, info.isDirectory() ? 'a directory' : 'not a regular file (a pipe or a device); it was not opened');
+  await checkHeader(file);
 }
 
 /** SQL literal of a path (ATTACH takes no bound parameters). */
