@@ -4,8 +4,13 @@
  * contract by its name (`*.loadcontract.yaml|yml|json`), as the editor registers it. A folder's files
  * are looked at one level deep; anything recognised as neither is listed as skipped, with why.
  * The editor's Open Run… and `phasewise compare --base/--head` sort their picks with it.
+ *
+ * A folder's symbolic links are followed only to files inside the folder (a link to the user's
+ * credentials must not be read because it sits in a run folder), and a file found in a folder that
+ * is no known format is skipped without quoting any of it (sniff.ts SniffOptions.quote): the user
+ * named the folder, not the file. A file reached twice (a link to a file beside it) counts once.
  */
-import { readdir, stat } from 'fs/promises';
+import { lstat, readdir, realpath, stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../errors';
 import { sniffFile } from '../formats/sniff';
@@ -31,15 +36,16 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
   const seen = new Set<string>();
   const consider = async (file: string, fromFolder: boolean): Promise<void> => {
     const abs = path.resolve(file);
-    if (seen.has(abs)) return;
-    seen.add(abs);
+    const key = await realpath(abs).catch(() => abs);
+    if (seen.has(key)) return;
+    seen.add(key);
     if (CONTRACT.test(abs)) {
       out.contracts.push(abs);
       return;
     }
     if (fromFolder && !DATA_FILE.test(abs)) return;
     try {
-      const sniff = await sniffFile(abs);
+      const sniff = await sniffFile(abs, { quote: !fromFolder });
       (sniff.side === 'server' ? out.spans : out.run).push({ path: abs, format: sniff.format });
     } catch (err) {
       out.skipped.push({ path: abs, reason: err instanceof InputError ? err.message : `cannot be read (${err instanceof Error ? err.message : String(err)})` });
@@ -51,12 +57,25 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
       out.skipped.push({ path: path.resolve(p), reason: 'no such file or folder' });
     } else if (info.isDirectory()) {
       out.folders.push(path.resolve(p));
+      const folder = await realpath(p);
       const names = (await readdir(p)).sort();
       for (const [i, name] of names.entries()) {
         const full = path.join(p, name);
         if (i >= MAX_FOLDER_FILES) {
           out.skipped.push({ path: full, reason: `not looked at: the folder has more than ${MAX_FOLDER_FILES} entries` });
           continue;
+        }
+        const link = (await lstat(full).catch(() => undefined))?.isSymbolicLink() === true;
+        if (link) {
+          const target = await realpath(full).catch(() => undefined);
+          if (target === undefined) {
+            out.skipped.push({ path: path.resolve(full), reason: 'a symbolic link that leads to nothing readable (not followed)' });
+            continue;
+          }
+          if (path.dirname(target) !== folder && !target.startsWith(folder + path.sep)) {
+            out.skipped.push({ path: path.resolve(full), reason: `a symbolic link to ${target}, outside the folder (not followed)` });
+            continue;
+          }
         }
         const entry = await stat(full).catch(() => undefined);
         if (entry?.isFile()) await consider(full, true);

@@ -18,6 +18,7 @@ import { checkTraceIdTag, finishK6, groupAggregatesSql, keptMetricSql } from './
 import { stageCsv } from '../input/csvRows';
 import { assertIdentifier } from '../input/ndjsonLines';
 import { InputError } from '../../errors';
+import { quoteFileText } from '../../escape';
 import { recordSkips, type SkipCode } from '../skips';
 import type { ReaderContext, ReaderResult } from '../types';
 
@@ -78,7 +79,7 @@ export async function readK6Csv(ctx: ReaderContext): Promise<ReaderResult> {
   const stage = await stageCsv(ctx, 'k6_csv_rows');
   const present = new Set(stage.columns);
   for (const required of ['metric_name', 'timestamp', 'metric_value']) {
-    if (!present.has(required)) throw new InputError(ctx.path, 1, `a k6 CSV header with a '${required}' column`, `the columns ${stage.columns.join(', ')}`);
+    if (!present.has(required)) throw new InputError(ctx.path, 1, `a k6 CSV header with a '${required}' column`, `the columns ${quoteFileText(stage.columns.join(', '), 200)}`);
   }
   await skipInvalidRows(ctx);
   // A column, or failing that the same key among extra_tags (custom tags land there).
