@@ -1,9 +1,8 @@
-import * as os from 'os';
-import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { CancelledError, InputError, OutOfMemoryError, StoreError } from '../errors';
 import { databaseTarget, EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
 import { acquireDatabaseLock, type DatabaseLock } from './databaseLock';
+import { removeStoreTempDirectory, storeTempDirectory } from '../tempDirectory';
 import { createSchema, LOADED_TABLES } from './schema';
 
 /** A row as JavaScript values; BIGINTs that fit are converted to numbers. */
@@ -52,6 +51,7 @@ export interface StoreOptions {
   /** DuckDB memory_limit, e.g. '2GB' (default DEFAULT_MEMORY_LIMIT): DuckDB spills to temp_directory instead of exhausting the host. */
   memoryLimit?: string;
   threads?: number;
+  /** DuckDB's spill directory (default: one of this instance's own, tempDirectory.ts). */
   tempDirectory?: string;
 }
 
@@ -67,6 +67,8 @@ export class DuckStore implements QueryRunner {
   /** What the database file was when it was opened (undefined: in memory, or not opened yet). */
   private state: DatabaseState | undefined;
   private progressOn = false;
+  /** The spill directory this store made for its instance (removed on close). */
+  private spillDirectory: string | undefined;
   /** The lock of a database file opened for writing (databaseLock.ts), held until close. */
   private lock: DatabaseLock | undefined;
 
@@ -77,9 +79,12 @@ export class DuckStore implements QueryRunner {
       this.connection = (async () => {
         // Loaded here, not at module top, so importing the store costs nothing until first use.
         const { DuckDBInstance } = await import('@duckdb/node-api');
+        // Spill files in a directory of this instance's own (tempDirectory.ts): DuckDB names them
+        // alike in every instance, and two instances sharing a directory crashed each other.
+        if (this.options.tempDirectory === undefined) this.spillDirectory ??= storeTempDirectory();
         const config: Record<string, string> = {
           memory_limit: this.options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
-          temp_directory: this.options.tempDirectory ?? path.join(os.tmpdir(), 'phasewise-duckdb'),
+          temp_directory: this.options.tempDirectory ?? this.spillDirectory!,
           preserve_insertion_order: 'true',
         };
         if (this.options.threads !== undefined) config.threads = String(this.options.threads);
@@ -230,6 +235,8 @@ export class DuckStore implements QueryRunner {
       this.progressOn = false;
       this.lock?.release();
       this.lock = undefined;
+      if (this.spillDirectory !== undefined) removeStoreTempDirectory(this.spillDirectory);
+      this.spillDirectory = undefined;
     }
   }
 }

@@ -19,9 +19,9 @@
 import { isUtf8 } from 'buffer';
 import { createReadStream, createWriteStream } from 'fs';
 import { rm } from 'fs/promises';
-import * as os from 'os';
 import * as path from 'path';
 import { createGunzip } from 'zlib';
+import { processTempDirectory } from '../../tempDirectory';
 
 /** What replaces a line the pass skipped (never a valid JSON or CSV line, never blank). */
 export const SKIPPED_LINE = '\u0002phasewise-skipped-line';
@@ -82,7 +82,7 @@ let counter = 0;
 
 /** Copies `file` (gunzipped when `gzip`) to a temporary plain file as described in the file header. */
 export async function normalizeLines(file: string, gzip: boolean, maxLineBytes: number, options: { markBlank?: boolean } = {}): Promise<NormalizedLines> {
-  const out = path.join(os.tmpdir(), `phasewise-lines-${process.pid}-${++counter}.txt`);
+  const out = path.join(processTempDirectory(), `lines-${++counter}.txt`);
   const result: NormalizedLines = { file: out, lines: 0, special: [], crLines: [], crlfLines: 0, longest: 0, bom: false, remove: () => rm(out, { force: true }) };
   const writer = createWriteStream(out);
   const writeDone = new Promise<void>((resolve, reject) => {

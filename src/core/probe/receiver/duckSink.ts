@@ -13,11 +13,11 @@
  * refused every later export).
  */
 import { mkdtemp, rm, writeFile } from 'fs/promises';
-import * as os from 'os';
 import * as path from 'path';
 import { loadFiles } from '../../formats/loadFiles';
 import type { QueryRunner } from '../../store/duckStore';
 import { MARKER_TABLE } from '../../store/schema';
+import { processTempDirectory } from '../../tempDirectory';
 import type { ReceivedBatch, SpanSink } from './sinks';
 
 export interface DuckSinkOptions {
@@ -118,7 +118,7 @@ export class DuckSink implements SpanSink {
 
   /** One transaction: the chunk's rows, their move under the receiver's source row, the run marked complete. */
   private async load(lines: string[]): Promise<void> {
-    this.dir ??= await mkdtemp(path.join(os.tmpdir(), 'phasewise-receive-'));
+    this.dir ??= await mkdtemp(path.join(processTempDirectory(), 'receive-'));
     const chunk = path.join(this.dir, `chunk-${++this.chunkNo}.otlp.jsonl`);
     const sourceBefore = this.sourceId;
     await writeFile(chunk, lines.join('\n') + '\n');
