@@ -28,6 +28,21 @@ import type { SpanSink } from './sinks';
 import type { ReceiverEvent, ReceiverSummary } from './events';
 
 export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Limits that keep a connection from holding one of the receiver's MAX_CONNECTIONS without exporting.
+ * Node's own timeouts (checked every CHECK_MS) close a connection whose headers or request take too
+ * long, but not one that is idle: connected and silent, or stopped mid-headers (measured on Node 20:
+ * neither was closed in 15 s), so 300 of them kept every export out for 90 s and more. A socket with
+ * no bytes for IDLE_MS is closed unless its request is being handled (an export being stored sends
+ * nothing while it waits: that is not idleness).
+ */
+const MAX_CONNECTIONS = 256;
+const IDLE_MS = 5_000;
+const HEADERS_MS = 10_000;
+const REQUEST_MS = 30_000;
+const KEEP_ALIVE_MS = 5_000;
+const CHECK_MS = 1_000;
 export const DEFAULT_LISTEN = { host: '127.0.0.1', port: 4318 };
 
 export interface ReceiverOptions {
@@ -70,15 +85,29 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
 
   /** Starts listening; resolves with `host:port`. */
   async listen(): Promise<string> {
-    const server = http.createServer((req, res) => void this.handle(req, res));
-    // Limits: a slow or stuck client cannot hold the receiver (Node's defaults are minutes).
-    server.requestTimeout = 30_000;
-    server.headersTimeout = 10_000;
-    server.keepAliveTimeout = 30_000;
+    // Sockets whose request is being handled (from the request to its answer): never idle.
+    const busy = new WeakSet<object>();
+    const server = http.createServer(
+      { headersTimeout: HEADERS_MS, requestTimeout: REQUEST_MS, keepAliveTimeout: KEEP_ALIVE_MS, connectionsCheckingInterval: CHECK_MS },
+      (req, res) => {
+        busy.add(req.socket);
+        res.on('close', () => busy.delete(req.socket));
+        void this.handle(req, res);
+      },
+    );
+    // Limits: a slow, stuck or silent client cannot hold the receiver (see IDLE_MS).
     server.maxHeadersCount = 100;
-    server.maxConnections = 256;
-    server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    server.maxConnections = MAX_CONNECTIONS;
+    server.timeout = IDLE_MS;
+    server.on('timeout', (socket: import('net').Socket) => {
+      if (!busy.has(socket)) socket.destroy();
+    });
+    // A bad request line or headers, or one past its timeout: answered, then the socket is closed
+    // (ending our side only left it open as long as the client kept writing: a trickle of headers held
+    // its connection forever).
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
       else socket.destroy();
     });
     this.server = server;
