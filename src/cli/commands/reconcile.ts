@@ -38,14 +38,18 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
   const session = await openSession(args);
   try {
     await checkTracePresent(session, traceId);
-    const rec = await reconcileTrace(session.store, traceId, session.options);
-    if (rec === undefined) throw absent(traceId, 'absent from the client files and from the span files');
     if (format === 'html') {
+      // The page reads the trace itself, its waterfall bounded (traceModel.ts MAX_PAGE_TRACE_SPANS): no
+      // reconciliation of every span is held beside it.
       const html = await (await import('../../core/report/html/export')).traceHtml(session.store, traceId, session.options);
       if (html === undefined) throw absent(traceId, 'absent from the client files and from the span files');
       if (out !== undefined) await writeOutputFile(out, html, { raw: true });
       else await writeStdout(html, { raw: true });
-    } else if (format === 'json') {
+      return EXIT_PASS;
+    }
+    const rec = await reconcileTrace(session.store, traceId, session.options);
+    if (rec === undefined) throw absent(traceId, 'absent from the client files and from the span files');
+    if (format === 'json') {
       await writeStdout(JSON.stringify(rec, null, 2) + '\n');
     } else {
       const lines = renderReconciliationLines(rec, session.options.phases.map((p) => p.name));
