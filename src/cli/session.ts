@@ -10,7 +10,8 @@ import { DEFAULT_REQUEST_ID_ATTRIBUTE, type AnalysisOptions, type GateSpec, type
 import { readJoinKeyOfFile, storedJoinKeyNote } from '../core/analysis/joinKeyRecord';
 import { InputError, StoreError } from '../core/errors';
 import { loadedSourceCount, loadRun, loadRunIntoDatabase, type RunFiles } from '../core/run/loadRun';
-import { checkLoadComplete, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
+import { checkDatabaseFile, checkLoadComplete, databaseTarget, inspectDatabase, isWritable, loadingPath } from '../core/store/databaseFile';
+import { acquireDatabaseLock, type DatabaseLock } from '../core/store/databaseLock';
 import { DuckStore } from '../core/store/duckStore';
 import { normalizeMemoryLimit, normalizeThreads } from '../core/memorySettings';
 import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, UsageError, type FlagSpec, type ParsedArgs } from './args';
@@ -53,6 +54,11 @@ export interface Session {
   /** True once Ctrl-C was pressed: a failing query is then an interruption, not an error. */
   interrupted(): boolean;
   close(): Promise<void>;
+}
+
+/** Every file a session reads: --run, --spans, --contract and --db (the --out check: outputFile.ts). */
+export function sessionInputs(args: ParsedArgs): Array<string | undefined> {
+  return [...flagList(args, 'run'), ...flagList(args, 'spans'), flagString(args, 'contract'), flagString(args, 'db')];
 }
 
 /** Options and gates from defaults, the contract and the flags (flags win). */
@@ -153,9 +159,18 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
   // --memory-limit/--threads apply to every store of the session (the loading database, the one analysed).
   const memory = storeFlags(args);
   const dbPath = db === undefined ? undefined : path.resolve(db);
-  if (dbPath !== undefined && loading) await checkLoadTarget(dbPath);
-  // A caller that resolved the options already (compare, before loading anything) passes them.
-  const { options, gates } = resolved ?? (await resolveAnalysis(args));
+  // The file's lock first (databaseLock.ts): of two processes given this --db, one writes it.
+  const lock = dbPath !== undefined ? await lockForSession(dbPath, loading) : undefined;
+  let analysis: { options: AnalysisOptions; gates: GateSpec[] };
+  try {
+    if (dbPath !== undefined && loading) await checkLoadTarget(dbPath);
+    // A caller that resolved the options already (compare, before loading anything) passes them.
+    analysis = resolved ?? (await resolveAnalysis(args));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  const { options, gates } = analysis;
   const quiet = flagBoolean(args, 'quiet');
 
   // The store being worked on: the loading database during a --db load, then the one analysed.
@@ -183,6 +198,7 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
       process.off('SIGINT', onSigint);
       // A store that never opened (a bad --db path) rejects again here; the first error is the one to report.
       await store.close().catch(() => undefined);
+      lock?.release();
     },
   };
 
@@ -191,9 +207,11 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
       await loadInputs(session, { run, spans }, args, { dbPath, memory }, (s) => (store = s));
       if (dbPath !== undefined) store = new DuckStore({ ...memory, database: dbPath });
     } else if (dbPath !== undefined) {
+      if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
+      // Before any DuckDB open (the join key's read below): a pipe would keep it waiting.
+      await checkDatabaseFile(dbPath);
       const writable = await isWritable(dbPath);
       if (!writable && !quiet) note(`phasewise: ${dbPath} is read-only: analysing it without writing to it (the derived tables are computed in memory, so this is slower than on a writable file)`);
-      if (!existsSync(dbPath)) throw new InputError(dbPath, undefined, 'a database file written by an earlier `phasewise analyze --db`', 'no such file');
       // Read before the store opens the file for writing; the analysis later runs with this key.
       if (!joinKeyNamed(args, options)) {
         const stored = await readJoinKeyOfFile(dbPath, memory);
@@ -217,12 +235,23 @@ export async function openSession(args: ParsedArgs, resolved?: { options: Analys
 }
 
 /**
+ * The lock of a --db file this session may write: one a load replaces, or one re-analysed in place.
+ * None for a path nothing will be written to (a read-only file, a missing directory, a file that is
+ * not there to re-analyse): the checks after this refuse those with their own message.
+ */
+async function lockForSession(dbPath: string, loading: boolean): Promise<DatabaseLock | undefined> {
+  if (!existsSync(path.dirname(databaseTarget(dbPath))) || !(await isWritable(dbPath))) return undefined;
+  if (!loading && !existsSync(dbPath)) return undefined;
+  return acquireDatabaseLock(dbPath);
+}
+
+/**
  * A --db path a load will replace, before any file is read: refused (InputError) when it is not
  * ours (inspectDatabase) or cannot be written; nothing is written here.
  */
 async function checkLoadTarget(dbPath: string): Promise<void> {
   const state = await inspectDatabase(dbPath);
-  const dir = path.dirname(dbPath);
+  const dir = path.dirname(databaseTarget(dbPath));
   if (!existsSync(dir)) throw new InputError(dbPath, undefined, 'a --db path in an existing directory', `a directory that does not exist (${dir})`);
   if (!(await isWritable(dbPath))) {
     throw new InputError(dbPath, undefined, 'a --db file this user can write (a load replaces it; re-analysis without --run/--spans works on a read-only file)', state.kind === 'missing' ? `a directory this user cannot write (${dir})` : 'a read-only file or directory');

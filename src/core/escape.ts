@@ -42,3 +42,12 @@ export function hasUnsafeCharacters(text: string): boolean {
 }
 
 const UNSAFE_ONE = new RegExp(UNSAFE.source);
+
+/**
+ * A piece of a file the user named, as an error quotes it: escaped (escapeLine) and cut to `max`
+ * characters with an ellipsis, in single quotes. Content of a file the user did not name (one found
+ * in a folder) is never quoted at all.
+ */
+export function quoteFileText(text: string, max: number): string {
+  return `'${escapeLine(text.slice(0, max))}${text.length > max ? '…' : ''}'`;
+}

@@ -9,6 +9,8 @@ export interface CliResult {
   status: number | null;
   stdout: string;
   stderr: string;
+  /** Set when CliOptions.timeoutMs ran out and the CLI was killed. */
+  timedOut?: boolean;
 }
 
 export interface CliOptions {
@@ -19,6 +21,8 @@ export interface CliOptions {
    * permissions, so a read-only or unreadable file would not be one); a no-op otherwise.
    */
   unprivileged?: boolean;
+  /** Kill the CLI (SIGKILL) after this long; it then resolves with status null and `timedOut`. */
+  timeoutMs?: number;
 }
 
 /** uid/gid of `nobody`, for CliOptions.unprivileged. */
@@ -41,8 +45,16 @@ export function runCli(args: readonly string[], cwd = repoRoot, options: CliOpti
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    let timedOut = false;
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs);
     child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.on('close', (status) => {
+      if (timer) clearTimeout(timer);
+      resolve({ status, stdout, stderr, ...(timedOut ? { timedOut } : {}) });
+    });
   });
 }
 

@@ -108,8 +108,9 @@ describe('run worker', function () {
       assert.strictEqual(o.budget?.status, gate?.status);
     }
     assert.deepStrictEqual(first.summary.owners.map((o) => o.owner), ['network_envelope', 'gateway', 'gpu_queue', 'generation', 'unattributed_server']);
-    // The database and its manifest are there (and the analysis's WAL), nothing half-loaded.
-    assert.deepStrictEqual(readdirSync(dir).filter((f) => !f.endsWith('.wal')).sort(), [`${first.key}.duckdb`, `${first.key}.json`]);
+    // The database and its manifest are there (and, the run being open, the analysis's WAL and the
+    // database's lock), nothing half-loaded.
+    assert.deepStrictEqual(readdirSync(dir).filter((f) => !f.endsWith('.wal')).sort(), [`${first.key}.duckdb`, `${first.key}.duckdb.phasewise-lock`, `${first.key}.json`]);
     // The contract's plateau warning reached the host's log.
     assert.ok(logs.some((l) => l.includes('plateau-too-short')), logs.join('\n'));
 

@@ -38,6 +38,8 @@ export interface Expectation {
   untouched?: string[];
   /** Regular expressions (multi-line) each case file must match after the run. */
   contents?: Record<string, string[]>;
+  /** Case files that must still be symbolic links afterwards (to whatever they pointed at). */
+  links?: string[];
 }
 
 export interface HostileCase {
@@ -58,6 +60,8 @@ export interface HostileCase {
   modes?: Record<string, string>;
   /** A receiver case: `args` are `receive`'s, and these bodies are POSTed to it (receiverCase.ts). */
   receive?: ReceiveSpec;
+  /** The run is killed after this long and fails as hung (default CASE_TIMEOUT_MS). */
+  timeoutMs?: number;
   expect: Expectation;
 }
 
@@ -108,11 +112,13 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
     for (const [name, mode] of Object.entries(c.modes ?? {})) fs.chmodSync(substitute(`{${name}}`), parseInt(mode, 8));
     const untouched = new Map((c.expect.untouched ?? []).map((name) => [name, fingerprint(substitute(`{${name}}`))]));
     const args = c.args.map(substitute);
+    const timeoutMs = c.timeoutMs ?? CASE_TIMEOUT_MS;
     const received = c.receive ? await runReceiverCase(args, c.receive, dir, paths, cli) : undefined;
     const result = received?.result ?? (cli === undefined
-      ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged })
-      : await runCliAt(cli, args, dir, c.unprivileged === true));
+      ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged, timeoutMs })
+      : await runCliAt(cli, args, dir, c.unprivileged === true, timeoutMs));
     const failures = [...(received?.failures ?? []), ...contractViolations(result, c.expect.exit)];
+    if (result.timedOut) failures.push(`no exit after ${timeoutMs} ms (killed)`);
     for (const [name, patterns] of Object.entries(c.expect.contents ?? {})) {
       const file = substitute(`{${name}}`);
       const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
@@ -125,6 +131,10 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
       report = undefined;
     }
     failures.push(...checkExpectation(c, result, report, paths));
+    for (const name of c.expect.links ?? []) {
+      const file = substitute(`{${name}}`);
+      if (!fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) failures.push(`${name} is no longer a symbolic link`);
+    }
     for (const [name, before] of untouched) {
       const file = substitute(`{${name}}`);
       if (!fs.existsSync(file) || fingerprint(file) !== before) failures.push(`${name} was modified`);
@@ -144,8 +154,11 @@ async function runSql(file: string, statements: string[]): Promise<void> {
   instance.closeSync();
 }
 
+/** A case that runs longer than this hangs (the test's own timeout is 180 s). */
+const CASE_TIMEOUT_MS = 150_000;
+
 /** An older build (for the before/after table): the same child process, another cli.js. */
-async function runCliAt(cli: string, args: string[], cwd: string, unprivileged: boolean): Promise<CliResult> {
+async function runCliAt(cli: string, args: string[], cwd: string, unprivileged: boolean, timeoutMs: number): Promise<CliResult> {
   const { spawn } = await import('child_process');
   const { runsAsRoot, UNPRIVILEGED_ID } = await import('../cli/runCli');
   const env = { ...process.env };
@@ -157,8 +170,16 @@ async function runCliAt(cli: string, args: string[], cwd: string, unprivileged: 
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr, ...(timedOut ? { timedOut } : {}) });
+    });
   });
 }
 

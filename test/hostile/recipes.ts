@@ -7,7 +7,9 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { gzipSync } from 'zlib';
+import { once } from 'events';
+import { pipeline } from 'stream/promises';
+import { createGzip, gzipSync } from 'zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { fixturesDir } from '../helpers/paths';
 import { otlpTypes } from '../../src/core/probe/receiver/otlpProto';
@@ -28,9 +30,11 @@ export interface FileSpec {
   duckdb?: string[];
   /** A directory instead of a file. */
   directory?: boolean;
-  /** A symbolic link to this target (as written: relative to the link's folder, or absolute). */
+  /** A symbolic link to this target (relative targets are relative to the link's directory). */
   symlink?: string;
-  /** A named pipe (FIFO). */
+  /** A hard link to this case file (created earlier in `files`). */
+  hardlink?: string;
+  /** A named pipe (FIFO) that nothing writes to. */
   fifo?: boolean;
   /** chmod after writing (octal as a string, e.g. "000"). */
   mode?: string;
@@ -114,8 +118,23 @@ const TRANSFORMS: Readonly<Record<string, (buf: Buffer, ...args: Array<string | 
   },
 };
 
-/** Large or repetitive files, written in streamed chunks. */
-const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string | number>) => void>> = {
+/** Large or repetitive files, written in streamed chunks (a generator may be asynchronous). */
+const GENERATORS: Readonly<Record<string, (file: string, ...args: Array<string | number>) => void | Promise<void>>> = {
+  /**
+   * A gzip bomb of blank lines: the first `keep` lines of a sample, then `text` as one line (e.g. a
+   * malformed one, so the reader has a line to cite), then `mib` MiB of line feeds, compressed at
+   * level 9 in one stream (3 GiB makes ≈ 3 MB in ≈ 9 s).
+   */
+  blankLineBomb: async (file, sample, keep, text, mib) => {
+    const gzip = createGzip({ level: 9 });
+    const done = pipeline(gzip, fs.createWriteStream(file));
+    const ls = lines(fs.readFileSync(path.join(fixturesDir, String(sample)))).slice(0, Number(keep));
+    gzip.write([...ls, String(text)].join('\n') + '\n');
+    const block = Buffer.alloc(1 << 20, 0x0a);
+    for (let i = 0; i < Number(mib); i++) if (!gzip.write(block)) await once(gzip, 'drain');
+    gzip.end();
+    await done;
+  },
   /** `count` copies of one k6 http_req_duration Point (the same time, tags and metadata). */
   identicalPoints: (file, count) => {
     const line = '{"metric":"http_req_duration","type":"Point","data":{"time":"2026-11-29T15:10:42.535290712Z","value":143.5,"tags":{"status":"200","method":"POST"},"metadata":{"trace_id":"0b71e6178914501b1e906d2ed642d4a0"}}}\n';
@@ -180,6 +199,7 @@ export async function makeFile(dir: string, name: string, spec: FileSpec): Promi
   const file = path.join(dir, name);
   if (spec.directory) fs.mkdirSync(file, { recursive: true });
   else if (spec.symlink !== undefined) fs.symlinkSync(spec.symlink, file);
+  else if (spec.hardlink !== undefined) fs.linkSync(path.join(dir, spec.hardlink), file);
   else if (spec.fifo) {
     const made = spawnSync('mkfifo', [file]);
     if (made.status !== 0) throw new Error(`mkfifo ${file} failed: ${made.stderr.toString()}`);
@@ -192,7 +212,7 @@ export async function makeFile(dir: string, name: string, spec: FileSpec): Promi
   } else if (spec.generate) {
     const generator = GENERATORS[spec.generate];
     if (!generator) throw new Error(`no generator '${spec.generate}'`);
-    generator(file, ...(spec.args ?? []));
+    await generator(file, ...(spec.args ?? []));
   } else {
     let buf: Buffer = spec.text !== undefined ? Buffer.from(spec.text, 'utf8') : fs.readFileSync(path.join(fixturesDir, spec.from ?? ''));
     for (const [name, ...args] of spec.transforms ?? []) {

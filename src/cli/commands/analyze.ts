@@ -10,7 +10,7 @@ import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { exitCodeForVerdict } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';
-import { openSession, SESSION_FLAGS } from '../session';
+import { openSession, SESSION_FLAGS, sessionInputs } from '../session';
 
 const ANALYZE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SESSION_FLAGS,
@@ -23,7 +23,7 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
   if (args.positional.length > 0) throw new UsageError(`unexpected argument '${args.positional[0]}' (input files follow --run or --spans)`);
   const format = parseFormat(flagString(args, 'format') ?? 'text');
   const out = flagString(args, 'out');
-  if (out !== undefined) await checkOutputPath(out);
+  if (out !== undefined) await checkOutputPath(out, sessionInputs(args));
 
   const session = await openSession(args);
   let report: Report;

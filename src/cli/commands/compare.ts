@@ -18,7 +18,7 @@ import { EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';
 import { storeFlags } from '../session';
-import { openSide, resolveSide, sideAnalysis, type SideSpec } from './compareSides';
+import { openSide, resolveSide, sideAnalysis, sideFiles, type SideSpec } from './compareSides';
 
 const COMPARE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   contract: { kind: 'string' },
@@ -105,7 +105,7 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   });
 
   const out = flagString(args, 'out');
-  if (out !== undefined) await checkOutputPath(out);
+  if (out !== undefined) await checkOutputPath(out, [...sideFiles(baseSpec), ...sideFiles(headSpec)]);
 
   const opened: RunViews[] = [];
   try {

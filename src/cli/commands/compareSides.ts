@@ -37,13 +37,14 @@ export async function resolveSide(name: 'base' | 'head', paths: readonly string[
     const info = await stat(p).catch(() => undefined);
     if (info === undefined) throw new InputError(path.resolve(p), undefined, `an input file or folder for --${name}`, 'no such file or folder');
     if (info.isDirectory()) continue;
+    // A named file is loaded or refused, never skipped (a pipe or a device first: reading its header would wait forever).
+    await checkReadableFile(p, `an input file or folder for --${name}`);
     // A DuckDB file is a database side; openRunViews refuses one Phasewise did not write, naming it.
     if (await hasDuckDbHeader(path.resolve(p))) {
       databases.push(p);
       continue;
     }
-    // A named file is loaded or refused, never skipped: the reader's own error names what was expected.
-    await checkReadableFile(p);
+    // The reader's own error names what was expected.
     if (!/\.loadcontract\.(ya?ml|json)$/i.test(p)) await sniffFile(path.resolve(p));
   }
   if (databases.length > 0) {
@@ -60,6 +61,12 @@ export async function resolveSide(name: 'base' | 'head', paths: readonly string[
     note(`phasewise: --${name}: using the load contract ${contract}`);
   }
   return { kind: 'inputs', label, run: c.run.map((f) => f.path), spans: c.spans.map((f) => f.path), contract };
+}
+
+/** Every file a side reads (the --out check: writing over one would replace it). */
+export function sideFiles(side: SideSpec): string[] {
+  const files = side.kind === 'db' ? [side.file] : [...side.run, ...side.spans];
+  return side.contract !== undefined ? [...files, side.contract] : files;
 }
 
 /** The analyze session's arguments for one side: its files, its contract and compare's session flags. */

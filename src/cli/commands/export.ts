@@ -45,7 +45,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   const out = flagString(args, 'out');
   if (db === undefined || out === undefined) throw new UsageError('export needs --db FILE and --out pairs.parquet|pairs.csv');
   const format = parseFormat(flagString(args, 'format'), out);
-  await checkOutputPath(out);
+  await checkOutputPath(out, [db, flagString(args, 'contract')]);
 
   const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);

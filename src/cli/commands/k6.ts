@@ -29,7 +29,7 @@ export async function runK6(argv: readonly string[]): Promise<number> {
   const [file] = args.positional;
   const out = flagString(args, 'out');
   const text = await readContractText(file);
-  if (out !== undefined) await checkOutputPath(out);
+  if (out !== undefined) await checkOutputPath(out, [file]);
   const { contract, diagnostics } = parseContract(text, file);
   const shown = diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning').map((d) => formatDiagnostic(file, d));
   if (!contract) {

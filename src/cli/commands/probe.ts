@@ -63,7 +63,7 @@ export async function runProbeCommand(argv: readonly string[]): Promise<number> 
 
   const { request, options } = await requestFromFlags(args);
   const out = flagString(args, 'out');
-  if (out !== undefined) await checkOutputPath(out); // before the request: a typo should not cost a probe
+  if (out !== undefined) await checkOutputPath(out, [flagString(args, 'body'), flagString(args, 'contract'), flagString(args, 'spans')]); // before the request: a typo should not cost a probe
   const controller = new AbortController();
   const stopInterrupt = onInterrupt(controller);
   let embedded: EmbeddedReceiver | undefined;

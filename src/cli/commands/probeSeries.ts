@@ -37,7 +37,8 @@ export async function runProbeSeries(args: ParsedArgs, format: string): Promise<
   const spansFile = receive !== undefined ? flagString(args, 'spans-out') ?? recordsFile.replace(/(\.records)?\.ndjson$/, '') + '.spans.otlp.jsonl' : flagString(args, 'spans');
   const out = flagString(args, 'out');
   // Checked before the first request: a typo in a directory should not cost a series.
-  for (const file of [recordsFile, receive !== undefined ? spansFile : undefined, out]) if (file !== undefined) await checkOutputPath(file);
+  const inputs = [flagString(args, 'body'), flagString(args, 'contract'), receive === undefined ? spansFile : undefined];
+  for (const file of [recordsFile, receive !== undefined ? spansFile : undefined, out]) if (file !== undefined) await checkOutputPath(file, inputs);
   const { request } = await requestFromFlags(args);
   const traceWaitMs = parseDurationMs(flagString(args, 'timeout') ?? '30s', '--timeout');
   const quietMs = parseDurationMs(flagString(args, 'quiet-period') ?? '1500ms', '--quiet-period');

@@ -2,9 +2,10 @@
  * `phasewise receive`: the embedded OTLP/HTTP receiver in the foreground. A developer points the
  * gateway's exporter at it (OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318) and needs nothing else.
  * Spans go to a JSONL file (the Collector file exporter's layout) and/or a DuckDB run; SIGINT or
- * SIGTERM stops it: it flushes, prints what it received and refused, and exits 0.
+ * SIGTERM stops it: it flushes, prints what it received and refused, and exits 0, or 4 when an
+ * export could not be stored (each was answered 503: the summary names the file and why).
  */
-import { existsSync } from 'fs';
+import { existsSync, statSync } from 'fs';
 import * as path from 'path';
 import { InputError } from '../../core/errors';
 import { DuckSink } from '../../core/probe/receiver/duckSink';
@@ -13,8 +14,9 @@ import { DEFAULT_MAX_BODY_BYTES, OtlpReceiver } from '../../core/probe/receiver/
 import { JsonlFileSink, type SpanSink } from '../../core/probe/receiver/sinks';
 import { DuckStore } from '../../core/store/duckStore';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
-import { EXIT_PASS } from '../exitCodes';
+import { EXIT_BAD_INPUT, EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
+import { sameFile } from '../outputFile';
 
 const RECEIVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   listen: { kind: 'string', alias: 'l' },
@@ -60,10 +62,13 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
   const quiet = flagBoolean(args, 'quiet');
   const live = !quiet && (flagBoolean(args, 'progress') || process.stderr.isTTY === true);
 
+  if (out !== undefined && db !== undefined && (await sameFile(out, db))) {
+    throw new InputError(out, undefined, 'a file path for --out other than the --db database', `${path.resolve(db)} itself; nothing was written`);
+  }
   const sinks: SpanSink[] = [];
   let store: DuckStore | undefined;
   if (out !== undefined) {
-    if (existsSync(out) && !flagBoolean(args, 'append')) note(`phasewise: ${out} exists: replacing it (--append keeps its lines)`);
+    if (existsSync(out) && statSync(out).isFile() && !flagBoolean(args, 'append')) note(`phasewise: ${out} exists: replacing it (--append keeps its lines)`);
     sinks.push(new JsonlFileSink(out, flagBoolean(args, 'append')));
   }
   if (db !== undefined) {
@@ -72,7 +77,9 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
       await store.all('SELECT 1 AS ok');
     } catch (err) {
       await store.close().catch(() => undefined);
-      throw new InputError(db, undefined, 'a DuckDB database file written by phasewise (or a new path)', (err instanceof Error ? err.message : String(err)).split('\n')[0]);
+      // Our own refusals say what the file is; anything else is DuckDB's text, never shown (docs/metrics.md §7).
+      if (err instanceof InputError) throw err;
+      throw new InputError(db, undefined, 'a DuckDB database file written by phasewise (or a new path)', 'a file DuckDB cannot open for writing');
     }
     const sourcePath = out !== undefined ? path.resolve(out) : `otlp-receiver://${listen.host}:${listen.port}`;
     sinks.push(new DuckSink(store, { sourcePath }, `database ${db}`));
@@ -117,6 +124,11 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
   await store?.close();
   if (format === 'json') await writeStdout(JSON.stringify(summary, null, 2) + '\n');
   else if (!quiet) await writeStdout(summaryText(summary).join('\n') + '\n');
+  const failed = Object.keys(summary.not_stored);
+  if (failed.length > 0) {
+    note(`phasewise: not everything sent was stored to ${failed.join(' and ')} (those exports were answered HTTP 503, so the exporter may have sent them again)`);
+    return EXIT_BAD_INPUT;
+  }
   return EXIT_PASS;
 }
 
@@ -128,6 +140,7 @@ export function summaryText(s: ReceiverSummary): string[] {
     ...(s.incomplete_requests > 0 ? [`cut off: ${s.incomplete_requests} request(s) whose client closed the connection or stalled before the body was complete (not answered)`] : []),
     ...(s.redactions > 0 ? [`redacted ${s.redactions} occurrence(s) of the API token before storing`] : []),
     `stored to: ${s.stored.join(', ') || 'nothing'}`,
+    ...Object.entries(s.not_stored).map(([label, f]) => `not stored: ${f.exports} export(s) (${f.spans} span(s)) to ${label}: ${f.reason}; each was answered HTTP 503`),
   ];
 }
 

@@ -11,7 +11,7 @@ import { flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_PASS } from '../exitCodes';
 import { note, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';
-import { openSession, SESSION_FLAGS, type Session } from '../session';
+import { openSession, SESSION_FLAGS, sessionInputs, type Session } from '../session';
 
 const RECONCILE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SESSION_FLAGS,
@@ -29,7 +29,7 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
   const format = flagString(args, 'format') ?? 'text';
   if (format !== 'text' && format !== 'json' && format !== 'html') throw new UsageError(`--format expects text, json or html, got '${format}'`);
   const out = flagString(args, 'out');
-  if (out !== undefined) await checkOutputPath(out);
+  if (out !== undefined) await checkOutputPath(out, sessionInputs(args));
   const traceId = normalizeTraceId(raw);
   if (traceId === undefined) {
     throw new InputError('--trace', undefined, 'a W3C trace ID of 32 hex digits, not all zero', `'${raw}' (malformed)`);
@@ -38,14 +38,18 @@ export async function runReconcile(argv: readonly string[]): Promise<number> {
   const session = await openSession(args);
   try {
     await checkTracePresent(session, traceId);
-    const rec = await reconcileTrace(session.store, traceId, session.options);
-    if (rec === undefined) throw absent(traceId, 'absent from the client files and from the span files');
     if (format === 'html') {
+      // The page reads the trace itself, its waterfall bounded (traceModel.ts MAX_PAGE_TRACE_SPANS): no
+      // reconciliation of every span is held beside it.
       const html = await (await import('../../core/report/html/export')).traceHtml(session.store, traceId, session.options);
       if (html === undefined) throw absent(traceId, 'absent from the client files and from the span files');
       if (out !== undefined) await writeOutputFile(out, html, { raw: true });
       else await writeStdout(html, { raw: true });
-    } else if (format === 'json') {
+      return EXIT_PASS;
+    }
+    const rec = await reconcileTrace(session.store, traceId, session.options);
+    if (rec === undefined) throw absent(traceId, 'absent from the client files and from the span files');
+    if (format === 'json') {
       await writeStdout(JSON.stringify(rec, null, 2) + '\n');
     } else {
       const lines = renderReconciliationLines(rec, session.options.phases.map((p) => p.name));

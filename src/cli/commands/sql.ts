@@ -66,7 +66,7 @@ export async function runSql(argv: readonly string[]): Promise<number> {
   const maxRows = flagPositiveInt(args, 'max-rows', MAX_ROWS) ?? (format === 'text' ? TEXT_ROWS : undefined);
 
   const out = flagString(args, 'out');
-  if (out !== undefined) await checkOutputPath(out);
+  if (out !== undefined) await checkOutputPath(out, [db, queryFile, flagString(args, 'contract')]);
 
   const memory = storeFlags(args);
   const { options } = await resolveAnalysis(args);

@@ -1,6 +1,7 @@
 import { open } from 'fs/promises';
 import { createGunzip } from 'zlib';
 import { InputError } from '../errors';
+import { quoteFileText } from '../escape';
 import { sniffToolFormat, TOOL_FORMATS_EXPECTED, type ToolFormatId } from './tools/toolSniff';
 
 export type FormatId =
@@ -118,11 +119,27 @@ function firstLine(text: string): string {
 
 const RECORD_KEYS = ['request_id', 'send_offset_ms', 'scheduled_offset_ms', 'outcome', 'generator_dropped'];
 
+/** How many characters of an unrecognised first line a refusal quotes. */
+const QUOTED_CHARS = 80;
+
+export interface SniffOptions {
+  /**
+   * Quote the first line (escaped, cut short) when nothing matches: the user named this file. False
+   * for a file found in a folder (classifyInputs.ts): its content is never echoed (a folder holds
+   * keys and notes as well as runs).
+   */
+  quote?: boolean;
+}
+
+function unrecognised(file: string, line: string, quote: boolean): InputError {
+  return new InputError(file, 1, EXPECTED_FORMATS, quote ? quoteFileText(line, QUOTED_CHARS) : 'a first line that is none of these (not quoted: the file was found in a folder, not named)');
+}
+
 /**
  * Recognises a file by its content, never its name. Throws an InputError naming what was expected
  * when nothing matches (empty files included).
  */
-export async function sniffFile(file: string): Promise<SniffResult> {
+export async function sniffFile(file: string, options: SniffOptions = {}): Promise<SniffResult> {
   const { text, gzip, raw } = await readHeadBytes(file);
   const encoding = otherEncoding(raw);
   if (encoding) throw new InputError(file, 1, `UTF-8 text (${EXPECTED_FORMATS})`, `${encoding} (convert it first, e.g. iconv -f ${encoding} -t UTF-8)`);
@@ -140,7 +157,7 @@ export async function sniffFile(file: string): Promise<SniffResult> {
     if (cols.includes('trace_id') && RECORD_KEYS.some((k) => cols.includes(k))) {
       return { format: 'records-csv', side: 'client', gzip, lineDelimited: true };
     }
-    throw new InputError(file, 1, EXPECTED_FORMATS, `'${line.slice(0, 80)}'`);
+    throw unrecognised(file, line, options.quote !== false);
   }
 
   // Line-delimited JSON: the first line is a complete object.
@@ -173,7 +190,7 @@ export async function sniffFile(file: string): Promise<SniffResult> {
   if (/"metrics"\s*:/.test(head) && /"(root_group|state|options|values|med|avg)"\s*:/.test(head)) {
     return { format: 'k6-summary', side: 'summary', gzip, lineDelimited: false };
   }
-  throw new InputError(file, 1, EXPECTED_FORMATS, `'${line.slice(0, 80)}'`);
+  throw unrecognised(file, line, options.quote !== false);
 }
 
 function isJson(s: string): boolean {

@@ -5,13 +5,13 @@
  * roots and the phases its spans were assigned.
  */
 import { mkdtemp, rm, writeFile } from 'fs/promises';
-import * as os from 'os';
 import * as path from 'path';
 import type { AnalysisOptions } from '../analysis/options';
 import { reconcileTrace, type TraceReconciliation } from '../analysis/trace/reconcile';
 import { loadRun } from '../run/loadRun';
 import { renderReconciliationLines, roundHalfAway } from '../report/waterfall';
 import { DuckStore } from '../store/duckStore';
+import { processTempDirectory } from '../tempDirectory';
 import type { TraceLook } from './backends/backend';
 import { rootCandidates } from './backends/poll';
 import { toProbeRecord } from './records';
@@ -23,7 +23,7 @@ export async function reconcileProbe(send: ProbeSend, fetch: TraceFetch | null, 
     propagation: null, trace: fetch, reconcile: [], spans: [], notes: [],
   };
   if (!fetch || !look) return base;
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'phasewise-probe-'));
+  const dir = await mkdtemp(path.join(processTempDirectory(), 'probe-'));
   // The readers size their buffers for big files (a 1 GiB block): the default memory_limit, not a small one.
   const store = new DuckStore();
   try {

@@ -22,7 +22,8 @@ export function renderTextDocument(doc: ReportDocument): string {
   for (const section of doc.sections) {
     const heading = escapeLine(section.title);
     out.push('', heading, '-'.repeat(Array.from(heading).length));
-    for (const block of section.blocks) out.push(...renderBlock(block));
+    // Line by line, not push(...lines): a table of 500,000 rows overflowed the call stack as arguments.
+    for (const block of section.blocks) for (const line of renderBlock(block)) out.push(line);
   }
   return out.join('\n') + '\n';
 }
@@ -36,7 +37,7 @@ function renderBlock(block: Block): string[] {
 export function renderTable(block: TableBlock): string[] {
   const align = columnAlignment(block);
   const all = [block.header, ...block.rows].map((row) => row.map((cell) => escapeLine(cell ?? '')));
-  const widths = block.header.map((_, i) => Math.max(...all.map((row) => width(row[i] ?? ''))));
+  const widths = block.header.map((_, i) => all.reduce((w, row) => Math.max(w, width(row[i] ?? '')), 0));
   const format = (row: string[]): string =>
     row
       .map((cell, i) => {

@@ -66,7 +66,8 @@ export function renderWaterfallText(spans: readonly WaterfallSpan[], options: Wa
   const maxName = options.maxNameWidth ?? 48;
   const root = spans.find((s) => s.depth === 0) ?? spans[0];
   const origin = root.start_ms;
-  const scale = root.duration_ms > 0 ? root.duration_ms : Math.max(...spans.map((s) => s.start_ms + s.duration_ms - origin), 1);
+  // A loop, not Math.max(...spans): a trace of 500,000 spans overflowed the call stack with the spread.
+  const scale = root.duration_ms > 0 ? root.duration_ms : spans.reduce((m, s) => Math.max(m, s.start_ms + s.duration_ms - origin), 1);
   // Names and services come from the span files: escaped before they are cut to width (escape.ts).
   const rows = spans.map((s) => [
     truncate(`${'  '.repeat(s.depth)}${escapeLine(s.name ?? '')}`, maxName),

@@ -4,8 +4,13 @@
  * contract by its name (`*.loadcontract.yaml|yml|json`), as the editor registers it. A folder's files
  * are looked at one level deep; anything recognised as neither is listed as skipped, with why.
  * The editor's Open Run… and `phasewise compare --base/--head` sort their picks with it.
+ *
+ * A folder's symbolic links are followed only to files inside the folder (a link to the user's
+ * credentials must not be read because it sits in a run folder), and a file found in a folder that
+ * is no known format is skipped without quoting any of it (sniff.ts SniffOptions.quote): the user
+ * named the folder, not the file. A file reached twice (a link to a file beside it) counts once.
  */
-import { readdir, stat } from 'fs/promises';
+import { lstat, readdir, realpath, stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../errors';
 import { describeKind } from '../formats/input/inputFile';
@@ -38,8 +43,9 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
   const seen = new Set<string>();
   const consider = async (file: string, fromFolder: boolean): Promise<void> => {
     const abs = path.resolve(file);
-    if (seen.has(abs)) return;
-    seen.add(abs);
+    const key = await realpath(abs).catch(() => abs);
+    if (seen.has(key)) return;
+    seen.add(key);
     if (CONTRACT.test(abs)) {
       out.contracts.push(abs);
       return;
@@ -49,7 +55,7 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
       return;
     }
     try {
-      const sniff = await sniffFile(abs);
+      const sniff = await sniffFile(abs, { quote: !fromFolder });
       (sniff.side === 'server' ? out.spans : out.run).push({ path: abs, format: sniff.format });
     } catch (err) {
       out.skipped.push({ path: abs, reason: err instanceof InputError ? err.message : `cannot be read (${err instanceof Error ? err.message : String(err)})` });
@@ -61,6 +67,7 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
       out.skipped.push({ path: path.resolve(p), reason: 'no such file or folder' });
     } else if (info.isDirectory()) {
       out.folders.push(path.resolve(p));
+      const folder = await realpath(p);
       const names = (await readdir(p)).sort();
       for (const [i, name] of names.entries()) {
         const full = path.join(p, name);
@@ -68,8 +75,20 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
           out.skipped.push({ path: full, reason: `not looked at: the folder has more than ${MAX_FOLDER_FILES} entries` });
           continue;
         }
+        const link = (await lstat(full).catch(() => undefined))?.isSymbolicLink() === true;
+        if (link) {
+          const target = await realpath(full).catch((err: NodeJS.ErrnoException) => err);
+          if (target instanceof Error) {
+            out.ignored.push({ path: path.resolve(full), reason: unreadableEntry(target) });
+            continue;
+          }
+          if (path.dirname(target) !== folder && !target.startsWith(folder + path.sep)) {
+            out.skipped.push({ path: path.resolve(full), reason: `a symbolic link to ${target}, outside the folder (not followed)` });
+            continue;
+          }
+        }
         const entry = await stat(full).catch((err: NodeJS.ErrnoException) => err);
-        if (entry instanceof Error) out.ignored.push({ path: full, reason: entry.code === 'ELOOP' ? 'a loop of symbolic links' : entry.code === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be read (${entry.code ?? entry.message})` });
+        if (entry instanceof Error) out.ignored.push({ path: full, reason: unreadableEntry(entry) });
         else if (entry.isFile()) await consider(full, true);
         else if (entry.isDirectory()) out.ignored.push({ path: full, reason: 'a folder (folders are read one level deep)' });
         else out.ignored.push({ path: full, reason: `${describeKind(entry)}, not a regular file` });
@@ -79,4 +98,11 @@ export async function classifyPaths(paths: readonly string[]): Promise<Classific
     }
   }
   return out;
+}
+
+/** Why a folder entry could not be looked at (a looping or dangling link, or no permission). */
+function unreadableEntry(err: NodeJS.ErrnoException): string {
+  if (err.code === 'ELOOP') return 'a loop of symbolic links';
+  if (err.code === 'ENOENT') return 'a symbolic link to nothing';
+  return `cannot be read (${err.code ?? err.message})`;
 }

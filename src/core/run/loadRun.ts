@@ -11,6 +11,7 @@ import { checkPlausibility } from '../formats/plausibility';
 import type { ProgressSink } from '../formats/types';
 import { markLoadedTablesChanged } from '../analysis/catalog/derivedMeta';
 import { commitLoad, discardLoad, loadingPath, removeStaleLoads } from '../store/databaseFile';
+import { acquireDatabaseLock } from '../store/databaseLock';
 import { DuckStore, type QueryRunner, type StoreOptions } from '../store/duckStore';
 import { LOADED_TABLES, MARKER_TABLE } from '../store/schema';
 
@@ -79,24 +80,30 @@ export async function loadRunIntoDatabase(
   options: LoadRunOptions & { store?: Omit<StoreOptions, 'database' | 'readOnly'>; onStore?: (store: DuckStore) => void; base?: string } = {},
 ): Promise<LoadedFile[]> {
   await checkFilesExist([...files.run, ...files.spans]);
-  await removeStaleLoads(file);
-  const loading = loadingPath(file);
-  await discardLoad(loading);
-  if (options.base !== undefined) await copyFile(options.base, loading);
-  const store = new DuckStore({ ...options.store, database: loading });
-  options.onStore?.(store);
+  // Held from before the first write to after the rename (the caller may hold it longer: it counts).
+  const lock = acquireDatabaseLock(path.resolve(file), file);
   try {
-    await setLoadState(store, 'loading');
-    const loaded = await loadRun(store, files, options);
-    await setLoadState(store, 'complete');
-    await store.run('CHECKPOINT');
-    await store.close();
-    await commitLoad(loading, file);
-    return loaded;
-  } catch (err) {
-    await store.close().catch(() => undefined);
+    await removeStaleLoads(file);
+    const loading = loadingPath(file);
     await discardLoad(loading);
-    throw err;
+    if (options.base !== undefined) await copyFile(options.base, loading);
+    const store = new DuckStore({ ...options.store, database: loading, unlocked: true });
+    options.onStore?.(store);
+    try {
+      await setLoadState(store, 'loading');
+      const loaded = await loadRun(store, files, options);
+      await setLoadState(store, 'complete');
+      await store.run('CHECKPOINT');
+      await store.close();
+      await commitLoad(loading, file);
+      return loaded;
+    } catch (err) {
+      await store.close().catch(() => undefined);
+      await discardLoad(loading);
+      throw err;
+    }
+  } finally {
+    lock.release();
   }
 }
 

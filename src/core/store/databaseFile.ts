@@ -5,8 +5,10 @@
  *   marker (schema.ts). A file that is not a DuckDB database, a DuckDB database without our marker
  *   (someone else's data), or one marked by a newer Phasewise is refused with an InputError (exit 4)
  *   and never opened for writing. A database written by a release before the marker is recognised by
- *   its loaded tables (LEGACY_TABLES: all seven, by their names; someone's own `spans` table alone is
- *   not enough) and marked on its first writable open (schema version 0 below).
+ *   its loaded tables (LEGACY_TABLES: all seven) and marked on its first writable open (schema version
+ *   0 below). Names are not enough: every table of ours a file holds (the marker included) must have
+ *   exactly our columns with our types, less those added since a release (schema.ts LEGACY_COLUMNS);
+ *   someone's tables that merely share our names are someone else's data.
  * - A load never writes into the file it replaces: it builds a new database beside it
  *   (loadingPath), and commitLoad renames it over the target once it is complete and checkpointed.
  *   Ctrl-C, a crash or SIGKILL during the load leave the previous file as it was (plus a stale
@@ -14,11 +16,12 @@
  *   load; a transaction over the whole load instead held every inserted row in memory (or DuckDB's
  *   temp files) until the commit, which at 1M requests spilled gigabytes (see formats/spans/otlp.ts).
  */
-import { constants, existsSync } from 'fs';
+import { constants, existsSync, lstatSync, readlinkSync } from 'fs';
 import { access, open, readdir, rename, rm, stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError } from '../errors';
-import { MARKER_TABLE, STORE_NAME, STORE_SCHEMA_VERSION } from './schema';
+import { processAlive } from '../processExit';
+import { LEGACY_COLUMNS, LOADED_TABLES, MARKER_TABLE, schemaSqlIn, STORE_NAME, STORE_SCHEMA_VERSION } from './schema';
 
 export const EXPECTED_DATABASE = 'a database written by `phasewise analyze --db` (or a path that does not exist yet)';
 
@@ -56,9 +59,7 @@ export interface ProbeConnection {
  */
 export async function inspectDatabase(file: string, conn?: ProbeConnection): Promise<DatabaseState> {
   if (!existsSync(file)) return { kind: 'missing' };
-  const info = await stat(file);
-  if (!info.isFile()) throw new InputError(file, undefined, EXPECTED_DATABASE, info.isDirectory() ? 'a directory' : 'not a regular file');
-  await checkHeader(file);
+  await checkDatabaseFile(file);
   if (conn) return probe(file, conn);
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
@@ -72,6 +73,16 @@ export async function inspectDatabase(file: string, conn?: ProbeConnection): Pro
   } finally {
     instance.closeSync();
   }
+}
+
+/**
+ * Throws InputError unless `file` (which exists) is a regular file that starts like a DuckDB
+ * database: checked before DuckDB opens it, which on a FIFO or a device waits for data forever.
+ */
+export async function checkDatabaseFile(file: string): Promise<void> {
+  const info = await stat(file);
+  if (!info.isFile()) throw new InputError(file, undefined, EXPECTED_DATABASE, info.isDirectory() ? 'a directory' : 'not a regular file (a pipe or a device); it was not opened');
+  await checkHeader(file);
 }
 
 /** SQL literal of a path (ATTACH takes no bound parameters). */
@@ -89,10 +100,10 @@ async function probe(file: string, conn: ProbeConnection): Promise<DatabaseState
     const tables = (await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'phasewise_probe' AND schema_name = 'main' ORDER BY table_name`))
       .getRowObjectsJS()
       .map((r) => String(r.table_name));
-    if (!tables.includes(MARKER_TABLE)) {
-      if (LEGACY_TABLES.every((t) => tables.includes(t))) return { kind: 'ours', schemaVersion: LEGACY_SCHEMA_VERSION, loadState: 'complete', writtenBy: 'a Phasewise release before the marker' };
-      throw foreign(file, tables);
-    }
+    if (!tables.includes(MARKER_TABLE) && !LEGACY_TABLES.every((t) => tables.includes(t))) throw foreign(file, tables);
+    const mismatch = await columnMismatch(conn, 'phasewise_probe');
+    if (mismatch !== undefined) throw foreign(file, tables, mismatch);
+    if (!tables.includes(MARKER_TABLE)) return { kind: 'ours', schemaVersion: LEGACY_SCHEMA_VERSION, loadState: 'complete', writtenBy: 'a Phasewise release before the marker' };
     const rows = (await conn.runAndReadAll(`SELECT name, schema_version, written_by, load_state FROM phasewise_probe.main.${MARKER_TABLE}`)).getRowObjectsJS();
     const marker = rows.length === 1 ? rows[0] : undefined;
     if (!marker || marker.name !== STORE_NAME || typeof marker.schema_version !== 'number') throw foreign(file, tables);
@@ -141,9 +152,63 @@ async function checkHeader(file: string): Promise<void> {
   }
 }
 
-function foreign(file: string, tables: readonly string[]): InputError {
+function foreign(file: string, tables: readonly string[], mismatch?: string): InputError {
   const named = tables.length === 0 ? 'no tables' : `tables ${tables.slice(0, NAMED_TABLES).join(', ')}${tables.length > NAMED_TABLES ? ', …' : ''}`;
-  return new InputError(file, undefined, EXPECTED_DATABASE, `a DuckDB database that Phasewise did not write (${named}); it was not modified (give a new path to --db)`);
+  return new InputError(file, undefined, EXPECTED_DATABASE, `a DuckDB database that Phasewise did not write (${named}${mismatch ? `; ${mismatch}` : ''}); it was not modified (give a new path to --db)`);
+}
+
+/** The columns (name → DuckDB type) of our marker and loaded tables, as this DuckDB creates them: read once per process. */
+let ourColumns: Promise<Map<string, Map<string, string>>> | undefined;
+
+/** Table → column → type of the tables of `database` (an attached database) that have our tables' names. */
+async function columnsOf(conn: ProbeConnection, database: string): Promise<Map<string, Map<string, string>>> {
+  const names = [MARKER_TABLE, ...LOADED_TABLES].map((t) => `'${t}'`).join(', ');
+  const rows = (await conn.runAndReadAll(
+    `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = '${database}' AND schema_name = 'main' AND table_name IN (${names}) ORDER BY table_name, column_index`,
+  )).getRowObjectsJS();
+  const out = new Map<string, Map<string, string>>();
+  for (const r of rows) {
+    const table = String(r.table_name);
+    if (!out.has(table)) out.set(table, new Map());
+    out.get(table)!.set(String(r.column_name), String(r.data_type));
+  }
+  return out;
+}
+
+function expectedColumns(conn: ProbeConnection): Promise<Map<string, Map<string, string>>> {
+  ourColumns ??= (async () => {
+    await conn.run(`ATTACH ':memory:' AS phasewise_expected`);
+    try {
+      await conn.run(schemaSqlIn('phasewise_expected'));
+      return await columnsOf(conn, 'phasewise_expected');
+    } finally {
+      await conn.run('DETACH DATABASE IF EXISTS phasewise_expected');
+    }
+  })();
+  ourColumns.catch(() => (ourColumns = undefined));
+  return ourColumns;
+}
+
+/** Columns an earlier release may lack, per table. */
+const OPTIONAL = new Set(LEGACY_COLUMNS.map(([table, definition]) => `${table}.${definition.split(' ')[0]}`));
+
+/**
+ * What makes the file's tables of our names not ours (see the file header), or undefined: a column we
+ * never wrote, one of another type, one we always wrote that is missing.
+ */
+async function columnMismatch(conn: ProbeConnection, database: string): Promise<string | undefined> {
+  const expected = await expectedColumns(conn);
+  for (const [table, columns] of await columnsOf(conn, database)) {
+    const ours = expected.get(table);
+    if (ours === undefined) continue;
+    for (const [column, type] of columns) {
+      if (ours.get(column) !== type) return `${table}.${column} ${type} is not a column Phasewise writes`;
+    }
+    for (const column of ours.keys()) {
+      if (!columns.has(column) && !OPTIONAL.has(`${table}.${column}`)) return `${table} has no ${column} column`;
+    }
+  }
+  return undefined;
 }
 
 /** DuckDB could not open the file: another process holds it, or it is damaged. No DuckDB text is passed on. */
@@ -160,8 +225,9 @@ function openError(file: string, err: unknown): InputError {
 }
 
 /** Whether this process may write the file and create files beside it (DuckDB writes `FILE.wal`). */
-export async function isWritable(file: string): Promise<boolean> {
-  const dir = path.dirname(path.resolve(file));
+export async function isWritable(link: string): Promise<boolean> {
+  const file = databaseTarget(link);
+  const dir = path.dirname(file);
   try {
     await access(dir, constants.W_OK);
     if (existsSync(file)) await access(file, constants.W_OK);
@@ -173,15 +239,33 @@ export async function isWritable(file: string): Promise<boolean> {
 
 const LOADING_SUFFIX = /^\.(.+)\.loading-(\d+)\.duckdb(\.wal|\.old-wal)?$/;
 
+/** Symbolic links followed at most this many times (Linux's own limit); past it the open reports the loop. */
+const MAX_LINKS = 40;
+
+/**
+ * The file a `--db` path stands for: symbolic links followed, a dangling one's target included. A
+ * load replaces that file, never the link (as `--out` writes through a link); DuckDB opens it there,
+ * so its WAL and our lock and loading files sit beside the data, whichever link named it.
+ */
+export function databaseTarget(file: string): string {
+  let current = path.resolve(file);
+  for (let i = 0; i < MAX_LINKS; i++) {
+    const info = lstatSync(current, { throwIfNoEntry: false });
+    if (!info?.isSymbolicLink()) return current;
+    current = path.resolve(path.dirname(current), readlinkSync(current));
+  }
+  return current;
+}
+
 /** The new database a load into `file` builds, beside it (same file system, so the rename is atomic). */
 export function loadingPath(file: string): string {
-  const abs = path.resolve(file);
+  const abs = databaseTarget(file);
   return path.join(path.dirname(abs), `.${path.basename(abs)}.loading-${process.pid}.duckdb`);
 }
 
 /** Removes loading files of `file` left by loads that were killed (their process is gone). */
 export async function removeStaleLoads(file: string): Promise<void> {
-  const abs = path.resolve(file);
+  const abs = databaseTarget(file);
   const dir = path.dirname(abs);
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = LOADING_SUFFIX.exec(name);
@@ -203,20 +287,10 @@ export async function discardLoad(loading: string): Promise<void> {
  * derived tables, which the next analysis recomputes).
  */
 export async function commitLoad(loading: string, file: string): Promise<void> {
-  const abs = path.resolve(file);
+  const abs = databaseTarget(file);
   const staleWal = `${abs}.wal`;
   const aside = `${loading}.old-wal`;
   if (existsSync(staleWal)) await rename(staleWal, aside);
   await rename(loading, abs);
   await rm(aside, { force: true });
-}
-
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

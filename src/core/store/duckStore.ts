@@ -1,8 +1,8 @@
-import * as os from 'os';
-import * as path from 'path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { CancelledError, InputError, OutOfMemoryError, StoreError } from '../errors';
-import { EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
+import { databaseTarget, EXPECTED_DATABASE, inspectDatabase, LEGACY_SCHEMA_VERSION, quotePath, type DatabaseState } from './databaseFile';
+import { acquireDatabaseLock, type DatabaseLock } from './databaseLock';
+import { removeStoreTempDirectory, storeTempDirectory } from '../tempDirectory';
 import { createSchema, LOADED_TABLES } from './schema';
 
 /** A row as JavaScript values; BIGINTs that fit are converted to numbers. */
@@ -43,9 +43,15 @@ export interface StoreOptions {
    * its derived tables (in memory: a re-analysis here recomputes them).
    */
   readOnly?: boolean;
+  /**
+   * Do not take `database`'s lock (databaseLock.ts): it is a load's private new file, and the caller
+   * holds the lock of the file it will replace (loadRun.ts loadRunIntoDatabase).
+   */
+  unlocked?: boolean;
   /** DuckDB memory_limit, e.g. '2GB' (default DEFAULT_MEMORY_LIMIT): DuckDB spills to temp_directory instead of exhausting the host. */
   memoryLimit?: string;
   threads?: number;
+  /** DuckDB's spill directory (default: one of this instance's own, tempDirectory.ts). */
   tempDirectory?: string;
 }
 
@@ -63,6 +69,10 @@ export class DuckStore implements QueryRunner {
   private progressOn = false;
   /** Files attached READ_ONLY through attachReadOnly (a damaged block read later is blamed on the one there is). */
   private readonly attached: string[] = [];
+  /** The spill directory this store made for its instance (removed on close). */
+  private spillDirectory: string | undefined;
+  /** The lock of a database file opened for writing (databaseLock.ts), held until close. */
+  private lock: DatabaseLock | undefined;
 
   constructor(private readonly options: StoreOptions = {}) {}
 
@@ -77,13 +87,17 @@ export class DuckStore implements QueryRunner {
       this.connection = (async () => {
         // Loaded here, not at module top, so importing the store costs nothing until first use.
         const { DuckDBInstance } = await import('@duckdb/node-api');
+        // Spill files in a directory of this instance's own (tempDirectory.ts): DuckDB names them
+        // alike in every instance, and two instances sharing a directory crashed each other.
+        if (this.options.tempDirectory === undefined) this.spillDirectory ??= storeTempDirectory();
         const config: Record<string, string> = {
           memory_limit: this.options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
-          temp_directory: this.options.tempDirectory ?? path.join(os.tmpdir(), 'phasewise-duckdb'),
+          temp_directory: this.options.tempDirectory ?? this.spillDirectory!,
           preserve_insertion_order: 'true',
         };
         if (this.options.threads !== undefined) config.threads = String(this.options.threads);
-        const file = this.options.database === undefined || this.options.database === ':memory:' ? undefined : this.options.database;
+        // Through symbolic links to the database itself (databaseFile.ts databaseTarget).
+        const file = this.options.database === undefined || this.options.database === ':memory:' ? undefined : databaseTarget(this.options.database);
         // Files are attached to an in-memory instance, after their marker was read from a READ_ONLY
         // attachment of the same file (databaseFile.ts): someone else's database is never opened
         // for writing, and one instance is started, not two.
@@ -93,6 +107,8 @@ export class DuckStore implements QueryRunner {
           await createSchema(conn, true);
           return conn;
         }
+        // Nothing of the file is read before its lock is ours: another process may be replacing it.
+        if (!this.options.readOnly && !this.options.unlocked) this.lock = acquireDatabaseLock(file);
         this.state = await inspectDatabase(file, conn);
         if (this.options.readOnly) {
           if (this.state.kind !== 'ours') throw new InputError(file, undefined, EXPECTED_DATABASE, 'no such file');
@@ -258,14 +274,20 @@ export class DuckStore implements QueryRunner {
   }
 
   async close(): Promise<void> {
-    if (this.connection) {
-      const conn = await this.connection;
-      conn.closeSync();
+    try {
+      // A store whose open failed has nothing to close but its instance (the open's error was reported).
+      const conn = this.connection ? await this.connection.catch(() => undefined) : undefined;
+      conn?.closeSync();
+      this.instance?.closeSync();
+    } finally {
+      this.instance = undefined;
+      this.connection = undefined;
+      this.progressOn = false;
+      this.lock?.release();
+      this.lock = undefined;
+      if (this.spillDirectory !== undefined) removeStoreTempDirectory(this.spillDirectory);
+      this.spillDirectory = undefined;
     }
-    this.instance?.closeSync();
-    this.instance = undefined;
-    this.connection = undefined;
-    this.progressOn = false;
   }
 }
 

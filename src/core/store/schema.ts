@@ -162,7 +162,7 @@ CREATE TABLE IF NOT EXISTS k6_summary (
 export const LOADED_TABLES = ['sources', 'load_issues', 'load_skips', 'client_requests', 'run_counters', 'spans', 'span_events', 'k6_summary', 'source_provenance'] as const;
 
 /** Columns an earlier release's tables may lack: [table, column definition]. */
-const LEGACY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+export const LEGACY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['spans', 'events STRUCT(name VARCHAR, time_ns BIGINT)[]'],
   ['spans', 'otlp_attributes VARCHAR'],
   ['sources', 'position VARCHAR'],
@@ -170,6 +170,14 @@ const LEGACY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['client_requests', 'region VARCHAR'],
   ['client_requests', 'priority VARCHAR'],
 ];
+
+/**
+ * The marker and the loaded tables created in the attached database `database` (qualified names), so
+ * that the columns and types DuckDB gives them can be compared with a file's (databaseFile.ts).
+ */
+export function schemaSqlIn(database: string): string {
+  return `${MARKER_SQL};\n${SCHEMA_SQL}`.replace(/CREATE TABLE (?:IF NOT EXISTS )?(\w+) \(/g, `CREATE TABLE ${database}.main.$1 (`);
+}
 
 /**
  * Creates the tables in a store that is ours: a new database (the marker is written first, in the

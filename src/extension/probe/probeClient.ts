@@ -3,7 +3,7 @@
  * the worker to stop (the request resolves as canceled) and terminates it if it does not answer.
  */
 import * as path from 'path';
-import { Worker } from 'worker_threads';
+import { startWorker } from '../workerThread';
 import { probeWorkerMessage, type CancelMessage, type ProbeJob, type ProbeWorkerMessage } from './probeProtocol';
 
 export type ProbeAnswer = Extract<ProbeWorkerMessage, { type: 'probe' | 'series' }>;
@@ -11,7 +11,7 @@ export type ProbeAnswer = Extract<ProbeWorkerMessage, { type: 'probe' | 'series'
 export function runProbeJob(job: ProbeJob, onStage: (text: string) => void, cancel: { onCancel(listener: () => void): void }): Promise<ProbeAnswer> {
   // dist/probeWorker.js beside dist/extension.js; out/src/extension/probe/probeWorker.js under tsc.
   const file = path.join(__dirname, 'probeWorker.js');
-  const worker = new Worker(file, { workerData: job, execArgv: [] });
+  const worker = startWorker(file, { workerData: job, execArgv: [] });
   return new Promise<ProbeAnswer>((resolve, reject) => {
     let done = false;
     cancel.onCancel(() => {

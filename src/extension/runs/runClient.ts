@@ -6,7 +6,8 @@
  * No vscode import: plain-Node tests and the bench drive it too.
  */
 import * as path from 'path';
-import { Worker } from 'worker_threads';
+import type { Worker } from 'worker_threads';
+import { startWorker } from '../workerThread';
 import { Endpoint, type NotificationType, type RequestType } from '../../protocol/ipc';
 import { reviveError } from './workerErrors';
 import * as P from './workerProtocol';
@@ -94,7 +95,7 @@ export class RunClient {
   private ensure(): Live {
     if (this.disposed) throw new Error('the Phasewise run worker was shut down');
     if (this.live !== undefined) return this.live;
-    const worker = new Worker(this.options.workerFile ?? defaultRunWorkerFile(), {
+    const worker = startWorker(this.options.workerFile ?? defaultRunWorkerFile(), {
       // The host's own flags (an inspector port in a debugging session) are not valid for a worker.
       execArgv: [],
     });

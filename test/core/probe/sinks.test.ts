@@ -10,8 +10,8 @@ describe('JsonlFileSink', () => {
     try {
       const file = path.join(dir, 'out.otlp.jsonl');
       const sink = new JsonlFileSink(file);
-      sink.write({ line: '{"resourceSpans":[]}', spans: [], receivedAtMs: 0 });
-      sink.write({ line: '{"resourceSpans":[{}]}', spans: [], receivedAtMs: 1 });
+      void sink.write({ lines: ['{"resourceSpans":[]}'], spans: [], lineOfSpan: [], receivedAtMs: 0 });
+      void sink.write({ lines: ['{"resourceSpans":[{}]}'], spans: [], lineOfSpan: [], receivedAtMs: 1 });
       // Before the fix this waited for a 'drain' that a 40-byte backlog never emits.
       const timedOut = Symbol('timed out');
       const outcome = await Promise.race([sink.flush(), new Promise((r) => setTimeout(() => r(timedOut), 2000))]);

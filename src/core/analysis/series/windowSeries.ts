@@ -172,8 +172,8 @@ function windowIndices(spec: WindowSpec, rows: readonly Row[]): number[] {
   if (spec.kind === 'stages') return spec.stages.map((_, i) => i);
   const seen = rows.map((r) => Number(r.idx)).filter((i) => Number.isFinite(i) && i >= 0);
   if (seen.length === 0) return [];
-  const lo = Math.min(...seen);
-  const hi = Math.max(...seen);
+  const lo = seen.reduce((a, b) => Math.min(a, b));
+  const hi = seen.reduce((a, b) => Math.max(a, b));
   if (hi - lo + 1 <= MAX_FILLED_WINDOWS) return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
   return [...new Set(seen)].sort((a, b) => a - b);
 }

@@ -47,6 +47,8 @@ export async function reconcileTrace(
   store: QueryRunner,
   traceId: string,
   options: AnalysisOptions,
+  /** The waterfall's first spans only (traceWaterfall's limit): the figures count every span all the same. */
+  maxSpans?: number,
 ): Promise<TraceReconciliation | undefined> {
   await ensureBreakdown(store, options);
   const phases = phaseColumns(options.phases);
@@ -74,7 +76,7 @@ export async function reconcileTrace(
   const r = rows[0];
   if (!r || (r.client_rows === 0 && r.span_count === null)) return undefined;
   const breakdown = toTraceBreakdown(id, r, phases);
-  const spans = r.span_count !== null ? await traceWaterfall(store, id, r.root_span_id, phases) : [];
+  const spans = r.span_count !== null ? await traceWaterfall(store, id, r.root_span_id, phases, maxSpans) : [];
   return { breakdown, spans, matched: r.matched === true, notes: [...reconcileNotes(r), ...cycleNotes(spans)] };
 }
 

@@ -8,6 +8,7 @@ import { spanAttributeListSql } from '../../store/spanAttributes';
 import { renderReconciliationLines } from '../../report/waterfall';
 import type { AnalysisOptions } from '../options';
 import { reconcileTrace } from './reconcile';
+import { traceSpanCount } from './waterfall';
 import type { WaterfallSpan } from '../../report/model';
 import { SPAN_COLUMNS } from '../index/spanIndex';
 import { genAiBadges, maskAttributes } from './attributes';
@@ -42,23 +43,38 @@ const MODEL_LIMITS = [
 ];
 
 /**
- * The model of `traceId` (normalised by the caller: 32 lower-case hex digits), or undefined when
- * neither side knows it.
+ * The spans a self-contained HTML page embeds per trace: the waterfall's design size (docs/performance.md:
+ * first paint of a 100k-span trace). A trace of 500,000 spans made a 225 MB page and peaked at 4 GB of
+ * RSS under --memory-limit 512MB (every span's attributes as JavaScript objects, then several copies of
+ * the page's JSON text); the rest of the trace stays in the run, and its figures count every span.
  */
-export async function readTraceModel(store: QueryRunner, traceId: string, options: AnalysisOptions): Promise<TraceModel | undefined> {
-  const rec = await reconcileTrace(store, traceId, options);
+export const MAX_PAGE_TRACE_SPANS = 100_000;
+
+/**
+ * The model of `traceId` (normalised by the caller: 32 lower-case hex digits), or undefined when
+ * neither side knows it. With `maxSpans`, only the first that many spans of the waterfall (in its
+ * order) get their details read and are drawn, and a note says so; the breakdown counts them all.
+ */
+export async function readTraceModel(store: QueryRunner, traceId: string, options: AnalysisOptions, maxSpans?: number): Promise<TraceModel | undefined> {
+  const rec = await reconcileTrace(store, traceId, options, maxSpans);
   if (rec === undefined) return undefined;
   const id = rec.breakdown.trace_id;
-  const rootSpanId = rec.spans.length > 0 ? await rootSpanIdOf(store, id) : null;
-  const rows = rec.spans.length > 0 ? await readSpanDetails(store, id, rootSpanId) : [];
-  const spans = assembleSpans(rec.spans, rows);
+  const tree = rec.spans;
+  const total = maxSpans !== undefined && tree.length >= maxSpans ? await traceSpanCount(store, id) : tree.length;
+  const cut = total > tree.length;
+  const notes = cut
+    ? [...rec.notes, `the waterfall shows the first ${tree.length.toLocaleString('en-US')} of its ${total.toLocaleString('en-US')} spans, in waterfall order (the figures count them all; phasewise reconcile --format json lists every span)`]
+    : rec.notes;
+  const rootSpanId = tree.length > 0 ? await rootSpanIdOf(store, id) : null;
+  const rows = tree.length > 0 ? await readSpanDetails(store, id, rootSpanId, cut ? tree.map((s) => s.span_id) : undefined) : [];
+  const spans = assembleSpans(tree, rows);
   const phases = options.phases.map((p) => p.name);
   return {
     trace_id: id,
     phases,
     breakdown: rec.breakdown,
     matched: rec.matched,
-    notes: rec.notes,
+    notes,
     reconciliation: renderReconciliationLines(rec, phases),
     client: await readClientTimings(store, id),
     root_span_id: rootSpanId,
@@ -135,17 +151,23 @@ function assembleSpans(tree: readonly WaterfallSpan[], rows: readonly DetailRow[
 
 /**
  * Every loaded row of the trace's spans (copies of one span ID included, flagged by `kept`): attributes,
- * events, times (ms from the same base as traceWaterfall's start_ms), source file and line.
+ * events, times (ms from the same base as traceWaterfall's start_ms), source file and line; only the
+ * spans `only` names when given (the base is the whole trace's all the same).
  */
-async function readSpanDetails(store: QueryRunner, traceId: string, rootSpanId: string | null): Promise<DetailRow[]> {
+async function readSpanDetails(store: QueryRunner, traceId: string, rootSpanId: string | null, only?: readonly string[]): Promise<DetailRow[]> {
+  // Attributes are typed only for the rows returned (`only` filters before they are).
+  const subset = only !== undefined ? `AND s.span_id IN (SELECT unnest(from_json($3, '["VARCHAR"]')))` : '';
   return store.all<DetailRow>(
-    `WITH t AS (
+    `WITH k AS (
+       SELECT s.span_id, s.start_ns FROM spans s JOIN span_index i ON i.node_id = s.rowid WHERE s.trace_id = $1
+     ),
+     base AS (SELECT coalesce((SELECT start_ns FROM k WHERE span_id = $2), (SELECT min(start_ns) FROM k)) AS base_ns),
+     t AS (
        SELECT s.rowid AS node_id, i.node_id IS NOT NULL AS kept, s.start_ns, ${SPAN_COLUMNS}, s.duration_ms, s.line, s.source_id,
               ${spanAttributeListSql('s')} AS attrs
        FROM spans s LEFT JOIN span_index i ON i.node_id = s.rowid
-       WHERE s.trace_id = $1 AND coalesce(s.span_id, '') <> ''
+       WHERE s.trace_id = $1 AND coalesce(s.span_id, '') <> '' ${subset}
      ),
-     base AS (SELECT coalesce((SELECT start_ns FROM t WHERE kept AND span_id = $2), (SELECT min(start_ns) FROM t WHERE kept)) AS base_ns),
      ev AS (
        SELECT e.node_id, list({name: e.name, time_ms: (e.time_ns - base.base_ns) / 1e6}) AS events
        FROM event_index e, base WHERE e.node_id IN (SELECT node_id FROM t WHERE kept) GROUP BY e.node_id
@@ -154,7 +176,7 @@ async function readSpanDetails(store: QueryRunner, traceId: string, rootSpanId: 
             src.path, t.line, t.attrs, ev.events
      FROM t CROSS JOIN base LEFT JOIN ev USING (node_id) LEFT JOIN sources src ON src.source_id = t.source_id
      ORDER BY t.node_id`,
-    [traceId, rootSpanId],
+    only !== undefined ? [traceId, rootSpanId, JSON.stringify(only)] : [traceId, rootSpanId],
   );
 }
 

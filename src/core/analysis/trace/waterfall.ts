@@ -15,6 +15,8 @@ interface WaterfallRow extends Record<string, unknown> {
   depth: number;
   phase_mask: number | string;
   status: string | null;
+  /** With a limit: how many rows the whole walk has. */
+  walked?: number;
 }
 
 /**
@@ -29,13 +31,22 @@ interface WaterfallRow extends Record<string, unknown> {
  * Spans whose parent links form a cycle (A's parent is B, B's parent is A) are under no top-most
  * span: the walk is started again from the earliest span not yet reached, until every span is shown
  * (such a span is at depth 0 with a parent in the trace; reconcile names the cycle).
+ *
+ * With `limit`, the first `limit` rows in that order (a page of a 500,000-span trace draws 100,000):
+ * the walk's own LIMIT when it reached every span, else (a cycle) the whole waterfall, then cut.
  */
 export async function traceWaterfall(
   store: QueryRunner,
   traceId: string,
   rootSpanId: string | null,
   phases: readonly PhaseColumn[],
+  limit?: number,
 ): Promise<WaterfallSpan[]> {
+  if (limit !== undefined) {
+    const rows = await walkTrace(store, traceId, rootSpanId, [], limit);
+    if (rows.length === 0 || Number(rows[0].walked) === (await traceSpanCount(store, traceId))) return rows.map(toWaterfallSpan(phases));
+    return (await traceWaterfall(store, traceId, rootSpanId, phases)).slice(0, limit);
+  }
   const seeds: string[] = [];
   for (;;) {
     const rows = await walkTrace(store, traceId, rootSpanId, seeds);
@@ -56,7 +67,20 @@ export async function traceWaterfall(
 /** Walks restarted for cycles at most (a trace with more cycles than this shows what was reached). */
 const MAX_CYCLE_SEEDS = 100;
 
-async function walkTrace(store: QueryRunner, traceId: string, rootSpanId: string | null, seeds: readonly string[]): Promise<WaterfallRow[]> {
+/** The spans of one trace the waterfall draws (span_index: one per span ID). */
+export async function traceSpanCount(store: QueryRunner, traceId: string): Promise<number> {
+  const [row] = await query<{ n: number }>(
+    store,
+    'waterfall: spans of the trace',
+    'SELECT count(*) AS n FROM span_index WHERE trace_no = (SELECT trace_no FROM trace_index WHERE trace_id = $1)',
+    [traceId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** The walk from the tops (and `seeds`); with `limit`, its first rows and in `walked` the count of all. */
+async function walkTrace(store: QueryRunner, traceId: string, rootSpanId: string | null, seeds: readonly string[], limit?: number): Promise<WaterfallRow[]> {
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new Error(`invalid waterfall limit ${limit}`);
   return query<WaterfallRow>(
     store,
     'waterfall',
@@ -79,8 +103,9 @@ async function walkTrace(store: QueryRunner, traceId: string, rootSpanId: string
      )
      SELECT t.span_id, t.parent_span_id, t.name, t.service, t.kind,
             (t.start_ns - base.base_ns) / 1e6 AS start_ms, t.duration_ms, w.depth, t.phase_mask, t.status
+            ${limit !== undefined ? ', count(*) OVER () AS walked' : ''}
      FROM walk w JOIN t USING (span_id), base
-     ORDER BY w.path`,
+     ORDER BY w.path ${limit !== undefined ? `LIMIT ${limit}` : ''}`,
     [traceId, rootSpanId, JSON.stringify(seeds)],
   );
 }

@@ -19,6 +19,7 @@ import { stageCsv } from '../input/csvRows';
 import { assertIdentifier } from '../input/ndjsonLines';
 import { InputError } from '../../errors';
 import { strictDoubleSql } from '../input/numberText';
+import { quoteFileText } from '../../escape';
 import { recordSkips, type SkipCode } from '../skips';
 import type { ReaderContext, ReaderResult } from '../types';
 
@@ -109,7 +110,7 @@ export async function readK6Csv(ctx: ReaderContext): Promise<ReaderResult> {
   const stage = await stageCsv(ctx, 'k6_csv_rows');
   const present = new Set(stage.columns);
   for (const required of ['metric_name', 'timestamp', 'metric_value']) {
-    if (!present.has(required)) throw new InputError(ctx.path, 1, `a k6 CSV header with a '${required}' column`, `the columns ${stage.columns.join(', ')}`);
+    if (!present.has(required)) throw new InputError(ctx.path, 1, `a k6 CSV header with a '${required}' column`, `the columns ${quoteFileText(stage.columns.join(', '), 200)}`);
   }
   await reportUngroupedRows(ctx);
   await skipInvalidRows(ctx);

@@ -11,6 +11,7 @@
  * `line` (k6 and records files do not have them).
  */
 import { InputError } from '../../errors';
+import { quoteFileText } from '../../escape';
 import { compressionOf, isDataError, numberedReadIsExact, recordNormalizerFindings } from './ndjsonLines';
 import { BLANK_LINE, describeGzipProblem, normalizeLines } from './normalizeLines';
 import { MAX_LINE_BYTES } from './ndjsonLines';
@@ -46,7 +47,7 @@ export async function readCsvHeader(ctx: ReaderContext): Promise<{ names: string
   original.forEach((name, i) => {
     const first = seen.get(name);
     if (first !== undefined) {
-      throw new InputError(ctx.path, 1, 'a CSV header whose column names are all different', `'${name}' as column ${first + 1} and column ${i + 1}`);
+      throw new InputError(ctx.path, 1, 'a CSV header whose column names are all different', `${quoteFileText(name, 60)} as column ${first + 1} and column ${i + 1}`);
     }
     seen.set(name, i);
   });

@@ -21,6 +21,11 @@ export interface ReceiverSummary {
   duration_s: number;
   /** Labels of the sinks that stored the spans (`file …`, `database …`). */
   stored: string[];
+  /**
+   * Exports a sink could not store (each answered 503, so the exporter sends it again), by sink label:
+   * how many, their spans, and why the last one failed (no storage engine text).
+   */
+  not_stored: Record<string, { exports: number; spans: number; reason: string }>;
 }
 
 export type ReceiverEvent =

@@ -7,7 +7,9 @@
  * - 400 with a google.rpc.Status for a body that cannot be decoded (bad gzip, bad protobuf, bad JSON);
  * - 413 when the body passes the limit (20 MiB by default) after decompression, checked while reading;
  * - 415 for other content types or encodings; 405 for other methods on /v1/traces; 404 elsewhere;
- * - 503 with Retry-After while storage is behind or failing (retryable: the exporter sends again).
+ * - 503 with Retry-After while storage is behind, or when a sink could not store the export
+ *   (retryable: the exporter sends it again). 200 is answered only once every sink stored the export:
+ *   an acknowledged span is a stored span.
  * A handler never throws past its request: whatever a client sends, the receiver keeps answering.
  */
 import { EventEmitter } from 'events';
@@ -15,7 +17,9 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { performance } from 'perf_hooks';
 import { createGunzip } from 'zlib';
+import { exportLines } from './exportLines';
 import { decodeJsonExport, decodeProtobufExport, UndecodableError, type DecodedExport } from './otlpDecode';
+import { storageFailure } from './storageFailure';
 import {
   encodeExportResponse, encodeStatus, exportResponseJson, statusJson,
   RPC_INTERNAL, RPC_INVALID_ARGUMENT, RPC_RESOURCE_EXHAUSTED, RPC_UNAVAILABLE,
@@ -24,6 +28,21 @@ import type { SpanSink } from './sinks';
 import type { ReceiverEvent, ReceiverSummary } from './events';
 
 export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Limits that keep a connection from holding one of the receiver's MAX_CONNECTIONS without exporting.
+ * Node's own timeouts (checked every CHECK_MS) close a connection whose headers or request take too
+ * long, but not one that is idle: connected and silent, or stopped mid-headers (measured on Node 20:
+ * neither was closed in 15 s), so 300 of them kept every export out for 90 s and more. A socket with
+ * no bytes for IDLE_MS is closed unless its request is being handled (an export being stored sends
+ * nothing while it waits: that is not idleness).
+ */
+const MAX_CONNECTIONS = 256;
+const IDLE_MS = 5_000;
+const HEADERS_MS = 10_000;
+const REQUEST_MS = 30_000;
+const KEEP_ALIVE_MS = 5_000;
+const CHECK_MS = 1_000;
 export const DEFAULT_LISTEN = { host: '127.0.0.1', port: 4318 };
 
 export interface ReceiverOptions {
@@ -62,7 +81,7 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
   private readonly started = performance.now();
   private readonly summary: ReceiverSummary = {
     address: '', requests: 0, exports_accepted: 0, accepted_spans: 0, rejected_spans: 0,
-    refused: {}, incomplete_requests: 0, bytes_received: 0, redactions: 0, duration_s: 0, stored: [],
+    refused: {}, incomplete_requests: 0, bytes_received: 0, redactions: 0, duration_s: 0, stored: [], not_stored: {},
   };
 
   constructor(private readonly options: ReceiverOptions) {
@@ -71,20 +90,32 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
 
   /** Starts listening; resolves with `host:port`. */
   async listen(): Promise<string> {
-    const requestTimeout = this.options.requestTimeoutMs ?? 30_000;
-    // Node looks for requests past their timeout every connectionsCheckingInterval (30 s by default).
-    const server = http.createServer({ connectionsCheckingInterval: Math.min(requestTimeout, 30_000) }, (req, res) => void this.handle(req, res));
-    // Limits: a slow or stuck client cannot hold the receiver (Node's defaults are minutes).
-    server.requestTimeout = requestTimeout;
-    // Node ignores a request timeout shorter than the headers timeout.
-    server.headersTimeout = Math.min(10_000, requestTimeout);
-    server.keepAliveTimeout = 30_000;
+    // Sockets whose request is being handled (from the request to its answer): never idle.
+    const busy = new WeakSet<object>();
+    // Tests shorten the request timeout; Node ignores one shorter than the headers timeout.
+    const requestTimeout = this.options.requestTimeoutMs ?? REQUEST_MS;
+    const server = http.createServer(
+      { headersTimeout: Math.min(HEADERS_MS, requestTimeout), requestTimeout, keepAliveTimeout: KEEP_ALIVE_MS, connectionsCheckingInterval: Math.min(CHECK_MS, requestTimeout) },
+      (req, res) => {
+        busy.add(req.socket);
+        res.on('close', () => busy.delete(req.socket));
+        void this.handle(req, res);
+      },
+    );
+    // Limits: a slow, stuck or silent client cannot hold the receiver (see IDLE_MS).
     server.maxHeadersCount = 100;
-    server.maxConnections = 256;
+    server.maxConnections = MAX_CONNECTIONS;
+    server.timeout = IDLE_MS;
+    server.on('timeout', (socket: import('net').Socket) => {
+      if (!busy.has(socket)) socket.destroy();
+    });
+    // A bad request line or headers, or one past its timeout: answered, then the socket is closed
+    // (ending our side only left it open as long as the client kept writing: a trickle of headers held
+    // its connection forever).
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       // A request that did not arrive whole in time is the client's (408), not a malformed one (400).
       const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
       else socket.destroy();
     });
     this.server = server;
@@ -123,17 +154,17 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
     for (const sink of this.options.sinks) {
       await sink.flush();
       await sink.close();
-      const err = sink.takeError();
-      if (err) this.emit('event', { type: 'error', message: `${sink.label}: ${err.message}` });
     }
     this.summary.duration_s = (performance.now() - this.started) / 1000;
-    this.summary.stored = this.options.sinks.filter((s) => s.label !== 'memory').map((s) => s.label);
+    // A sink that failed every export stored nothing (an accepted export is in every sink).
+    const storedAny = (label: string): boolean => this.summary.exports_accepted > 0 || this.summary.not_stored[label] === undefined;
+    this.summary.stored = this.options.sinks.filter((s) => s.label !== 'memory' && storedAny(s.label)).map((s) => s.label);
     this.emit('event', { type: 'stopped', summary: this.summary });
     return this.summary;
   }
 
   snapshot(): ReceiverSummary {
-    return { ...this.summary, refused: { ...this.summary.refused }, duration_s: (performance.now() - this.started) / 1000 };
+    return { ...this.summary, refused: { ...this.summary.refused }, not_stored: { ...this.summary.not_stored }, duration_s: (performance.now() - this.started) / 1000 };
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -158,10 +189,10 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
       this.refuseWhenBehind();
       const body = await this.readBody(req, contentEncoding === 'gzip');
       const decoded = encoding === 'protobuf' ? decodeProtobufExport(body) : decodeJsonExport(body);
-      this.accept(decoded, encoding, body.length);
-      const message = decoded.rejected > 0 ? `${decoded.rejected} span(s) refused: ${decoded.rejectReasons.join('; ')}` : '';
-      if (encoding === 'protobuf') send(res, 200, 'application/x-protobuf', encodeExportResponse(decoded.rejected, message));
-      else send(res, 200, 'application/json', exportResponseJson(decoded.rejected, message));
+      const { rejected, reasons } = await this.accept(decoded, encoding, body.length);
+      const message = rejected > 0 ? `${rejected} span(s) refused: ${reasons.join('; ')}` : '';
+      if (encoding === 'protobuf') send(res, 200, 'application/x-protobuf', encodeExportResponse(rejected, message));
+      else send(res, 200, 'application/json', exportResponseJson(rejected, message));
     } catch (err) {
       if (err instanceof ClientGone) {
         // Not a server error, and no one to answer: counted apart from the refusals.
@@ -181,11 +212,6 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
 
   private refuseWhenBehind(): void {
     for (const sink of this.options.sinks) {
-      const err = sink.takeError();
-      if (err) {
-        this.emit('event', { type: 'error', message: `${sink.label}: ${err.message}` });
-        throw new Refusal(503, RPC_UNAVAILABLE, `storage failed (${sink.label}); retry later`, 2);
-      }
       if (sink.backlogBytes() > (this.options.maxBacklogBytes ?? 64 * 1024 * 1024)) {
         throw new Refusal(503, RPC_UNAVAILABLE, `storage is behind (${sink.label}); retry later`, 1);
       }
@@ -241,23 +267,53 @@ export class OtlpReceiver extends EventEmitter<{ event: [ReceiverEvent] }> {
     });
   }
 
-  private accept(decoded: DecodedExport, encoding: Encoding, bytes: number): void {
-    let line = JSON.stringify(decoded.request);
-    for (const secret of this.options.redact ?? []) {
-      if (secret.length >= 4 && line.includes(secret)) {
-        const n = line.split(secret).length - 1;
-        line = line.split(secret).join('[REDACTED]');
-        this.summary.redactions += n;
-        this.emit('event', { type: 'redacted', count: n });
+  /**
+   * Stores the export in every sink (its lines cut by exportLines.ts) and resolves with the spans
+   * refused, once all of them stored it; throws a 503 Refusal when one could not (the export counts as
+   * not received, and the exporter sends it again).
+   */
+  private async accept(decoded: DecodedExport, encoding: Encoding, bytes: number): Promise<{ rejected: number; reasons: string[] }> {
+    const cut = exportLines(decoded);
+    const reasons = [...decoded.rejectReasons];
+    if (cut.oversized > 0) reasons.push('a span is larger than the receiver stores (4 MiB as JSON)');
+    const rejected = decoded.rejected + cut.oversized;
+    let redacted = 0;
+    const lines = cut.lines.map((original) => {
+      let line = original;
+      for (const secret of this.options.redact ?? []) {
+        if (secret.length >= 4 && line.includes(secret)) {
+          const parts = line.split(secret);
+          redacted += parts.length - 1;
+          line = parts.join('[REDACTED]');
+        }
       }
+      return line;
+    });
+    const batch = { lines, spans: cut.spans, lineOfSpan: cut.lineOfSpan, receivedAtMs: performance.now() };
+    const results = await Promise.allSettled(this.options.sinks.map((sink) => sink.write(batch)));
+    const failed: string[] = [];
+    for (const [i, r] of results.entries()) {
+      if (r.status === 'fulfilled') continue;
+      const sink = this.options.sinks[i];
+      const reason = storageFailure(r.reason);
+      const entry = (this.summary.not_stored[sink.label] ??= { exports: 0, spans: 0, reason });
+      entry.exports++;
+      entry.spans += cut.spans.length;
+      entry.reason = reason;
+      failed.push(`${sink.label}: ${reason}`);
+      this.emit('event', { type: 'error', message: `${sink.label}: an export of ${cut.spans.length} span(s) was not stored (${reason}); answered 503` });
     }
-    const batch = { line, spans: decoded.spans, receivedAtMs: performance.now() };
-    for (const sink of this.options.sinks) sink.write(batch);
+    if (failed.length > 0) throw new Refusal(503, RPC_UNAVAILABLE, `storage failed (${failed.join('; ')}); retry later`, 2);
+    if (redacted > 0) {
+      this.summary.redactions += redacted;
+      this.emit('event', { type: 'redacted', count: redacted });
+    }
     this.summary.exports_accepted++;
-    this.summary.accepted_spans += decoded.spans.length;
-    this.summary.rejected_spans += decoded.rejected;
-    const traces = [...new Set(decoded.spans.map((s) => s.traceId))];
-    this.emit('event', { type: 'export', encoding, bytes, accepted: decoded.spans.length, rejected: decoded.rejected, traceIds: traces });
+    this.summary.accepted_spans += cut.spans.length;
+    this.summary.rejected_spans += rejected;
+    const traces = [...new Set(cut.spans.map((s) => s.traceId))];
+    this.emit('event', { type: 'export', encoding, bytes, accepted: cut.spans.length, rejected, traceIds: traces });
+    return { rejected, reasons };
   }
 
   private refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: Refusal, encoding: Encoding): void {

@@ -36,15 +36,16 @@ export class TraceIndex implements SpanSink {
     private readonly maxRoots = 2_000,
   ) {}
 
-  write(batch: ReceivedBatch): void {
+  write(batch: ReceivedBatch): Promise<void> {
     this.totalSpans += batch.spans.length;
     if (batch.spans.length > 0) {
       this.lastArrivalMs = batch.receivedAtMs;
       this.arrivals.push({ at: batch.receivedAtMs, n: batch.spans.length });
       if (this.arrivals.length > 10_000) this.arrivals.shift();
     }
-    const touched = new Set<string>();
-    for (const span of batch.spans) {
+    // Per trace, the lines already listed for it in this export.
+    const touched = new Map<string, Set<number>>();
+    for (const [i, span] of batch.spans.entries()) {
       let entry = this.traces.get(span.traceId);
       if (!entry) {
         entry = { spans: [], lastArrivalMs: batch.receivedAtMs, lines: [] };
@@ -52,9 +53,12 @@ export class TraceIndex implements SpanSink {
       }
       entry.spans.push(span);
       entry.lastArrivalMs = batch.receivedAtMs;
-      if (!touched.has(span.traceId)) {
-        touched.add(span.traceId);
-        entry.lines.push(batch.line);
+      const line = batch.lineOfSpan[i];
+      const listed = touched.get(span.traceId) ?? new Set<number>();
+      if (!listed.has(line)) {
+        listed.add(line);
+        touched.set(span.traceId, listed);
+        entry.lines.push(batch.lines[line]);
       }
       this.spanCount++;
       if (span.parentSpanId === null && span.kind === 'SERVER') {
@@ -67,6 +71,7 @@ export class TraceIndex implements SpanSink {
       this.traces.delete(oldest);
       this.spanCount -= entry.spans.length;
     }
+    return Promise.resolve();
   }
 
   /** The spans of one trace and when the last arrived (undefined: none seen, or forgotten). */
@@ -94,9 +99,5 @@ export class TraceIndex implements SpanSink {
 
   backlogBytes(): number {
     return 0;
-  }
-
-  takeError(): Error | undefined {
-    return undefined;
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { AnalysisOptions, GateSpec } from '../../analysis/options';
 import type { Report } from '../model';
-import { readTraceModel } from '../../analysis/trace/traceModel';
+import { MAX_PAGE_TRACE_SPANS, readTraceModel } from '../../analysis/trace/traceModel';
 import { compareWithTypical } from '../../analysis/trace/typicalTrace';
 import type { QueryRunner } from '../../store/duckStore';
 import { buildEmbeddedData, buildReportView } from '../view/build';
@@ -18,7 +18,7 @@ export async function reportHtml(store: QueryRunner, input: { options: AnalysisO
 
 /** Undefined when neither side knows the trace. */
 export async function traceHtml(store: QueryRunner, traceId: string, options: AnalysisOptions): Promise<string | undefined> {
-  const trace = await readTraceModel(store, traceId, options);
+  const trace = await readTraceModel(store, traceId, options, MAX_PAGE_TRACE_SPANS);
   if (trace === undefined) return undefined;
   const comparison = trace.matched ? ((await compareWithTypical(store, trace, options)) ?? null) : null;
   const reason = comparison !== null ? null : trace.matched ? 'no other matched success of this route in the run' : 'this trace is not matched: it has no route population to compare with';

@@ -7,7 +7,7 @@ import * as path from 'path';
 import type { AnalysisOptions, GateSpec } from '../../analysis/options';
 import type { Report } from '../model';
 import { listTraces, type TraceSelection } from '../../analysis/trace/traceList';
-import { readTraceModel } from '../../analysis/trace/traceModel';
+import { MAX_PAGE_TRACE_SPANS, readTraceModel } from '../../analysis/trace/traceModel';
 import { compareWithTypical } from '../../analysis/trace/typicalTrace';
 import type { TraceComparison, TraceModel } from '../../analysis/trace/types';
 import type { QueryRunner } from '../../store/duckStore';
@@ -55,7 +55,7 @@ export async function buildEmbeddedData(store: QueryRunner, view: ReportViewMode
   const waterfalls: Record<string, TraceModel> = {};
   const comparisons: Record<string, TraceComparison | null> = {};
   for (const t of view.report.slow_traces) {
-    const model = await readTraceModel(store, t.trace_id, options);
+    const model = await readTraceModel(store, t.trace_id, options, MAX_PAGE_TRACE_SPANS);
     if (model === undefined) continue;
     waterfalls[t.trace_id] = model;
     comparisons[t.trace_id] = (await compareWithTypical(store, model, options)) ?? null;
