@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { fixture, sharedSamplesDir } from '../helpers/paths';
-import { runCli, type CliResult } from '../cli/runCli';
+import { runCliProcess, type CliResult } from '../cli/runCli';
 import { makeFile, type FileSpec } from './recipes';
 
 export interface Expectation {
@@ -96,7 +96,7 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
         return paths[name] ?? path.join(dir, name);
       });
     for (const command of c.setup ?? []) {
-      const r = await runCli(command.map(substitute), dir, { debug: false });
+      const r = await runCliProcess(command.map(substitute), dir, { debug: false });
       if (r.status !== 0) throw new Error(`setup ${command.join(' ')} exited ${r.status}: ${r.stderr}`);
     }
     for (const [name, statements] of Object.entries(c.sql ?? {})) await runSql(substitute(`{${name}}`), statements);
@@ -104,7 +104,7 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
     const untouched = new Map((c.expect.untouched ?? []).map((name) => [name, fingerprint(substitute(`{${name}}`))]));
     const args = c.args.map(substitute);
     const result = cli === undefined
-      ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged })
+      ? await runCliProcess(args, dir, { debug: false, unprivileged: c.unprivileged })
       : await runCliAt(cli, args, dir, c.unprivileged === true);
     const failures = contractViolations(result, c.expect.exit);
     let report: Report | undefined;
