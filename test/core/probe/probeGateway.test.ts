@@ -91,8 +91,13 @@ describe('probe against the fake gateway (real OpenTelemetry SDK, embedded recei
         const root = spans.get('POST /v1/chat/completions')!;
         assert.equal(root.parent, r.parent_span_id);
         assert.ok(Math.abs(r.server!.root_ms! - root.ms) < 1e-6, `root ${r.server!.root_ms} vs exported ${root.ms}`);
-        // The gateway's own clock around the same points: within the SDK's millisecond start stamps.
-        assert.ok(Math.abs(r.server!.root_ms! - (g.rootEnd - g.rootStart)) < 2.5, `root ${r.server!.root_ms} vs gateway ${g.rootEnd - g.rootStart}`);
+        // The gateway's own clock around the same points. The SDK's root duration is its two reads of that
+        // clock inside startSpan and end(), so it lies between the gateway's reads just inside and just
+        // outside those calls (a fixed ±2.5 ms failed once a loaded machine descheduled the process
+        // between two adjacent reads for 5 ms).
+        const inner = g.rootEnd - g.rootStart;
+        const outer = g.rootEndedAfter - g.rootStartedBefore;
+        assert.ok(r.server!.root_ms! >= inner - 1e-3 && r.server!.root_ms! <= outer + 1e-3, `root ${r.server!.root_ms} not within the gateway's [${inner}, ${outer}]`);
         assert.ok(Math.abs(r.server!.phases.generation_ms! - spans.get('inference.generate')!.ms) < 1e-6);
         assert.ok(Math.abs(r.server!.phases.gpu_queue_ms! - spans.get('inference.acquire_slot')!.ms) < 1e-6);
         const firstToken = spans.get('inference.generate')!.events.find((e) => e.name === 'first_token')!;
