@@ -105,7 +105,10 @@ describe('probe against the fake gateway (real OpenTelemetry SDK, embedded recei
 
         // Envelope = client total − server root, by hand.
         assert.ok(Math.abs(r.network_envelope_ms! - (r.client.total_ms! - r.server!.root_ms!)) < 1e-9);
-        assert.ok(r.network_envelope_ms! > -2 && r.network_envelope_ms! < 50, `envelope ${r.network_envelope_ms}`);
+        // Loopback costs a few ms; the envelope's two gaps (send → root start, root end → last byte read)
+        // are each delayed by at most the loop's longest stall (57 ms seen at load 15 with a 50 ms bound).
+        const stall = loop.max / 1e6;
+        assert.ok(r.network_envelope_ms! > -2 && r.network_envelope_ms! < 50 + 2 * stall, `envelope ${r.network_envelope_ms} (longest loop stall ${stall} ms)`);
         assert.ok(r.client.ttft_ms! > r.server!.server_ttft_ms! - 2);
 
         // Tokens from usage; ITL from the gateway's write times (hand: (last − first) / (n − 1)).
@@ -114,9 +117,8 @@ describe('probe against the fake gateway (real OpenTelemetry SDK, embedded recei
         assert.equal(r.client.content_events, 21);
         const w = g.tokenWrites;
         const gatewayItl = (w[w.length - 1] - w[0]) / (w.length - 1);
-        const stallMs = loop.max / 1e6;
-        const tolerance = 3 + (2 * stallMs) / (w.length - 1);
-        assert.ok(Math.abs(r.client.itl_ms! - gatewayItl) < tolerance, `itl ${r.client.itl_ms} vs gateway ${gatewayItl} (tolerance ${tolerance} ms, longest loop stall ${stallMs} ms)`);
+        const tolerance = 3 + (2 * stall) / (w.length - 1);
+        assert.ok(Math.abs(r.client.itl_ms! - gatewayItl) < tolerance, `itl ${r.client.itl_ms} vs gateway ${gatewayItl} (tolerance ${tolerance} ms, longest loop stall ${stall} ms)`);
         assert.ok(r.reconcile.some((l) => l.startsWith('server_root_ms=')));
         assert.ok(r.reconcile.includes(`ttft_envelope_ms=${Math.round(r.ttft_envelope_ms!)}`) || r.reconcile.some((l) => l.startsWith('ttft_envelope_ms=')));
       } finally {
