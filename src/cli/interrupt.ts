@@ -11,3 +11,8 @@ export function markInterrupted(): void {
 export function wasInterrupted(): boolean {
   return interrupted;
 }
+
+/** A new command starts uninterrupted (several run in one process through runInProcess). */
+export function clearInterrupted(): void {
+  interrupted = false;
+}

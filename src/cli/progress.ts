@@ -6,6 +6,7 @@
 import * as path from 'path';
 import type { ProgressSink } from '../core/formats/types';
 import { isScanMessage, LoadProgress } from '../core/loadProgress';
+import { writeStderr } from './output';
 
 export interface ProgressReporter {
   onFile(file: string, bytes: number, side: 'client' | 'server', totalBytes?: number): void;
@@ -17,7 +18,7 @@ export interface ProgressReporter {
 /** Reader messages arrive often; at most one line per interval keeps the terminal readable. */
 const THROTTLE_MS = 500;
 
-export function createProgress(enabled: boolean, write: (text: string) => void = (t) => process.stderr.write(t), now: () => number = Date.now): ProgressReporter {
+export function createProgress(enabled: boolean, write: (text: string) => void = writeStderr, now: () => number = Date.now): ProgressReporter {
   const started = now();
   const load = new LoadProgress(now);
   let totalBytes = 0;

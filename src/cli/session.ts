@@ -18,7 +18,7 @@ import { flagBoolean, flagList, flagPositiveInt, flagString, parseDurationMs, Us
 import { analysisFor, ANALYSING_MESSAGE } from '../core/run/analyzeFiles';
 import { EXIT_INTERRUPTED } from './exitCodes';
 import { markInterrupted } from './interrupt';
-import { note } from './output';
+import { note, stderrIsTerminal } from './output';
 import { createProgress } from './progress';
 import { parseThreshold } from './thresholds';
 
@@ -274,7 +274,7 @@ async function loadInputs(
   target: { dbPath: string | undefined; memory: StoreMemoryFlags },
   onStore: (store: DuckStore) => void,
 ): Promise<void> {
-  const progress = createProgress(!session.quiet && (flagBoolean(args, 'progress') || process.stderr.isTTY === true));
+  const progress = createProgress(!session.quiet && (flagBoolean(args, 'progress') || stderrIsTerminal()));
   let current = '';
   const options = {
     traceIdTag: session.options.traceIdTag,

@@ -1,6 +1,7 @@
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { runInProcess } from '../../src/cli/inProcess';
 import { repoRoot } from '../helpers/paths';
 
 export const cliPath = path.join(repoRoot, 'dist', 'cli.js');
@@ -32,8 +33,21 @@ export function runsAsRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-/** Runs the built CLI (`npm run build` first: `npm test` does) in a child process. */
+/**
+ * Runs `phasewise <args>` with `cwd` as the working directory. In this process by default (the CLI's
+ * own dispatch, output captured: runInProcess), which spares each command Node's and DuckDB's start;
+ * through the built dist/cli.js in a child process when the command must run as another user
+ * (`unprivileged` under root) or when PHASEWISE_CLI_SUBPROCESS=1 (the slow tier runs the CLI suites
+ * that way too, proving the binary gives the same results).
+ */
 export function runCli(args: readonly string[], cwd = repoRoot, options: CliOptions = {}): Promise<CliResult> {
+  const asAnotherUser = options.unprivileged === true && runsAsRoot();
+  if (asAnotherUser || process.env.PHASEWISE_CLI_SUBPROCESS === '1') return runCliProcess(args, cwd, options);
+  return runCliInProcess(args, cwd, options);
+}
+
+/** Runs the built CLI (`npm run build` first: `npm test` does) in a child process. */
+export function runCliProcess(args: readonly string[], cwd = repoRoot, options: CliOptions = {}): Promise<CliResult> {
   if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} is missing: run npm run build`);
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (options.debug === false) delete env.PHASEWISE_DEBUG;
@@ -56,6 +70,28 @@ export function runCli(args: readonly string[], cwd = repoRoot, options: CliOpti
       resolve({ status, stdout, stderr, ...(timedOut ? { timedOut } : {}) });
     });
   });
+}
+
+/** Commands run here one after another: the working directory and environment are the process's. */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Runs the CLI's own dispatch in this process (runInProcess), whatever PHASEWISE_CLI_SUBPROCESS says. */
+export function runCliInProcess(args: readonly string[], cwd = repoRoot, options: CliOptions = {}): Promise<CliResult> {
+  const run = queue.then(async () => {
+    const before = { cwd: process.cwd(), debug: process.env.PHASEWISE_DEBUG };
+    if (options.debug === false) delete process.env.PHASEWISE_DEBUG;
+    else process.env.PHASEWISE_DEBUG = '1';
+    process.chdir(cwd);
+    try {
+      return await runInProcess(args);
+    } finally {
+      process.chdir(before.cwd);
+      if (before.debug === undefined) delete process.env.PHASEWISE_DEBUG;
+      else process.env.PHASEWISE_DEBUG = before.debug;
+    }
+  });
+  queue = run.catch(() => undefined);
+  return run;
 }
 
 /** numpy.percentile's default (linear interpolation at (n−1)·p), written out to check DuckDB's quantile_cont. */

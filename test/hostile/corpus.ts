@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { fixture, sharedSamplesDir } from '../helpers/paths';
-import { runCli, type CliResult } from '../cli/runCli';
+import { runCliProcess, type CliResult } from '../cli/runCli';
 import { makeFile, type FileSpec } from './recipes';
 import { runReceiverCase, type ReceiveSpec } from './receiverCase';
 
@@ -105,7 +105,7 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
         return paths[name] ?? path.join(dir, name);
       });
     for (const command of c.setup ?? []) {
-      const r = await runCli(command.map(substitute), dir, { debug: false });
+      const r = await runCliProcess(command.map(substitute), dir, { debug: false });
       if (r.status !== 0) throw new Error(`setup ${command.join(' ')} exited ${r.status}: ${r.stderr}`);
     }
     for (const [name, statements] of Object.entries(c.sql ?? {})) await runSql(substitute(`{${name}}`), statements);
@@ -115,7 +115,7 @@ export async function runCase(c: HostileCase, cli?: string): Promise<CaseRun> {
     const timeoutMs = c.timeoutMs ?? CASE_TIMEOUT_MS;
     const received = c.receive ? await runReceiverCase(args, c.receive, dir, paths, cli) : undefined;
     const result = received?.result ?? (cli === undefined
-      ? await runCli(args, dir, { debug: false, unprivileged: c.unprivileged, timeoutMs })
+      ? await runCliProcess(args, dir, { debug: false, unprivileged: c.unprivileged, timeoutMs })
       : await runCliAt(cli, args, dir, c.unprivileged === true, timeoutMs));
     const failures = [...(received?.failures ?? []), ...contractViolations(result, c.expect.exit)];
     if (result.timedOut) failures.push(`no exit after ${timeoutMs} ms (killed)`);

@@ -225,14 +225,19 @@ export class QueryApp {
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private saveSoon(): void {
     if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    delete this.box.dataset.saved;
     this.saveTimer = setTimeout(() => this.save(), 300);
   }
 
-  /** The run and the box's text, for the panel's serializer after a reload. */
+  /**
+   * The run and the box's text, for the panel's serializer after a reload. `data-saved` on the box says
+   * that its current text is the saved one (the e2e reloads the window once it is).
+   */
   private save(): void {
     if (this.loaded === undefined) return;
     const state: Q.QueryViewState = { ...this.loaded.state, sql: (this.box as HTMLTextAreaElement).value };
     this.bridge.setState(state);
+    this.box.dataset.saved = 'true';
   }
 }
 

@@ -24,7 +24,7 @@ import type { TimedRequestOptions } from '../../core/probe/send/timedRequest';
 import { flagBoolean, flagString, parseArgs, parseDurationMs, UsageError, type FlagSpec, type ParsedArgs } from '../args';
 import { EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INSTRUMENTATION_FAILURE, EXIT_INTERRUPTED, EXIT_PASS } from '../exitCodes';
 import { markInterrupted } from '../interrupt';
-import { note, writeStdout } from '../output';
+import { note, stderrIsTerminal, writeStdout } from '../output';
 import { checkOutputPath, writeOutputFile } from '../outputFile';
 import { listenFlag } from './receive';
 
@@ -70,7 +70,7 @@ export async function runProbeCommand(argv: readonly string[]): Promise<number> 
   try {
     const backend = await backendFromFlags(args, request.apiToken, (e) => (embedded = e));
     const quiet = flagBoolean(args, 'quiet');
-    const live = !quiet && process.stderr.isTTY === true;
+    const live = !quiet && stderrIsTerminal();
     let lastStage = '';
     const result = await runProbe({
       request,

@@ -15,7 +15,7 @@ import { JsonlFileSink, type SpanSink } from '../../core/probe/receiver/sinks';
 import { DuckStore } from '../../core/store/duckStore';
 import { flagBoolean, flagString, parseArgs, UsageError, type FlagSpec } from '../args';
 import { EXIT_BAD_INPUT, EXIT_PASS } from '../exitCodes';
-import { note, writeStdout } from '../output';
+import { note, stderrIsTerminal, writeStdout } from '../output';
 import { sameFile } from '../outputFile';
 
 const RECEIVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -60,7 +60,7 @@ export async function runReceive(argv: readonly string[]): Promise<number> {
   // Nothing received is ever only counted: without --out or --db the spans go to a file named here.
   const out = flagString(args, 'out') ?? (db === undefined ? `spans-${stamp()}.otlp.jsonl` : undefined);
   const quiet = flagBoolean(args, 'quiet');
-  const live = !quiet && (flagBoolean(args, 'progress') || process.stderr.isTTY === true);
+  const live = !quiet && (flagBoolean(args, 'progress') || stderrIsTerminal());
 
   if (out !== undefined && db !== undefined && (await sameFile(out, db))) {
     throw new InputError(out, undefined, 'a file path for --out other than the --db database', `${path.resolve(db)} itself; nothing was written`);

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { replicateRun } from '../../../bench/replicate/replicate';
-import { closeQuickInput, editorTabTitles, pickInFileDialog, runCommandFromPalette } from './workbench';
+import { acceptQuickPick, closeQuickInput, editorTabTitles, pickInFileDialog, runCommandFromPalette } from './workbench';
 
 const SOURCE = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'shared-samples', 'joined-otel-js');
 /** Copies of the joined-otel-js run: ≈ 60 MB, a few seconds of reading on this machine. */
@@ -49,8 +49,8 @@ export async function openWithProgress(page: Page, workspace: string, waitFor: W
     // The rows' details are the files' paths: the replicated run's, not another folder's.
     return rows.some((r) => r.includes(path.join(dir, 'k6.ndjson'))) && rows.some((r) => r.includes(path.join(dir, 'spans.otlp.jsonl'))) ? true : undefined;
   });
-  await page.waitForTimeout(300);
-  await page.keyboard.press('Enter');
+  // Both files are checked by default: Enter takes them.
+  await acceptQuickPick(page, (rows) => ['k6.ndjson', 'spans.otlp.jsonl'].every((f) => rows.some((r) => r.checked && r.text.includes(path.join(dir, f)))));
   // The toast itself, read without opening the notification centre (the progress notification is on
   // screen while the run loads, and opening the centre through the palette takes longer than a read).
   const progress = await waitForQuickly('a progress notification with bytes, rate and time left', 120_000, async () => {

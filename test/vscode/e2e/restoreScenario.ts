@@ -9,7 +9,7 @@ import type { Frame, Page } from 'playwright-core';
 import type { Comparison } from '../../../src/core/compare/compareRuns';
 import { fmtMs } from '../../../webview/shared/format';
 import { FIXTURE, REPO_ROOT } from '../harness/workspace';
-import { answerQuickInput, closeQuickInput, runCommandFromPalette } from './workbench';
+import { answerQuickInput, closeQuickInput, pickFromQuickInput, runCommandFromPalette } from './workbench';
 
 type WaitFor = <T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>) => Promise<T>;
 
@@ -54,6 +54,35 @@ async function queryCells(frame: Frame): Promise<string[][]> {
   return frame.$$eval('[data-testid="rows"] tbody tr', (trs) => trs.map((tr) => Array.from(tr.children).map((c) => c.textContent ?? '')));
 }
 
+/**
+ * Compare Runs… from the palette: BASE the run `runLabel`, HEAD the database `db`. Both picks by keyboard
+ * (a click can hit a row the list re-renders under an animation), each filtered to its row (earlier
+ * scenarios leave probe and receiver runs above them) and taken with Enter once it is focused. The
+ * command asks in two quick picks one after the other, and the second can close under the typing when
+ * the focus goes back for a moment to where it was; the whole sequence is then run again (nothing is
+ * compared until both sides are given).
+ */
+async function compareFromPalette(page: Page, runLabel: string, db: string): Promise<void> {
+  const title = page.locator('.quick-input-widget .quick-input-title').first();
+  const failures: string[] = [];
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await runCommandFromPalette(page, 'Phasewise: Compare Runs');
+    try {
+      await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: runLabel }).first().waitFor({ state: 'visible', timeout: 20_000 });
+      if (!(await pickFromQuickInput(page, runLabel, (label) => label.includes(runLabel)))) throw new Error(`BASE: the pick closed before ${runLabel} was taken`);
+      await title.filter({ hasText: '(2/2)' }).waitFor({ state: 'visible', timeout: 20_000 });
+      if (!(await pickFromQuickInput(page, 'A database file', (label) => label.includes('A database file')))) throw new Error('HEAD: the pick closed before "A database file" was taken');
+      await title.filter({ hasText: 'database' }).waitFor({ state: 'visible', timeout: 20_000 });
+      await answerQuickInput(page, db);
+      return;
+    } catch (err) {
+      failures.push(err instanceof Error ? err.message : String(err));
+      await closeQuickInput(page);
+    }
+  }
+  throw new Error(`Compare Runs did not take its two sides: ${failures.join('; ')}`);
+}
+
 export async function restoreAfterReload(page: Page, workspace: string, artifacts: string, waitFor: WaitFor, shot: (name: string) => Promise<void>): Promise<Record<string, unknown>> {
   const samples = path.join(workspace, FIXTURE.samples);
   const db = path.join(artifacts, 'restore-samples.duckdb');
@@ -61,19 +90,7 @@ export async function restoreAfterReload(page: Page, workspace: string, artifact
   const runLabel = 'k6.ndjson + spans.otlp.jsonl';
 
   // Compare Runs…: BASE the samples run of the Runs view, HEAD the CLI's database of the same files.
-  await closeQuickInput(page);
-  await runCommandFromPalette(page, 'Phasewise: Compare Runs');
-  await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: runLabel }).first().click({ timeout: 20_000 });
-  // The second pick replaces the first under an animation (its rows are inert for a while): by keyboard.
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: '(2/2)' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-  await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'A database file' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-  await page.waitForTimeout(500);
-  // Filtered to the database item first: earlier scenarios leave probe and receiver runs above it.
-  await page.keyboard.type('A database file');
-  await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasNotText: 'A database file' }).first().waitFor({ state: 'detached', timeout: 20_000 });
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'database' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-  await answerQuickInput(page, db);
+  await compareFromPalette(page, runLabel, db);
   const before = await waitFor('the comparison webview', 120_000, () => frameWith(page, '[data-testid="metrics"]'));
   const rowsBefore = await compareRows(before);
 
@@ -84,7 +101,8 @@ export async function restoreAfterReload(page: Page, workspace: string, artifact
   await query.focus('[data-testid="sql"]');
   await page.keyboard.press('Control+Enter');
   await query.locator('[data-testid="cancel"]').waitFor({ state: 'visible', timeout: 30_000 });
-  await page.waitForTimeout(2500);
+  // The screenshot shows it running for a while: the status counts whole seconds.
+  await waitFor('the query running for 2 s', 30_000, async () => (/Running… ([2-9]|\d\d)/.test((await query.locator('[data-testid="status"]').textContent().catch(() => null)) ?? '') ? true : undefined));
   await shot('query-running-cancel-vscode');
   await query.focus('[data-testid="sql"]');
   await page.keyboard.press('Escape');
@@ -99,8 +117,8 @@ export async function restoreAfterReload(page: Page, workspace: string, artifact
   const expectedCells = sqlJson.rows.map((r) => sqlJson.columns.map((c) => String(r[c.name])));
   const afterCancel = await queryCells(query);
   if (JSON.stringify(afterCancel) !== JSON.stringify(expectedCells)) throw new Error(`after the cancel the query shows ${JSON.stringify(afterCancel)}, phasewise sql ${JSON.stringify(expectedCells)}`);
-  // The state is saved a moment after the text changes.
-  await page.waitForTimeout(800);
+  // The box's text is saved (setState) a moment after it changes; the view marks the box when it is.
+  await waitFor('the query text saved', 10_000, async () => ((await query.locator('[data-testid="sql"][data-saved="true"]').count()) > 0 ? true : undefined));
 
   // Reload Window, not a page reload: the workbench keeps a webview's setState in memory and writes it
   // to storage at its shutdown (a browser reload right after a change can lose the last state).
@@ -117,7 +135,6 @@ export async function restoreAfterReload(page: Page, workspace: string, artifact
   const expected = expectedRows(cliCompare);
   if (JSON.stringify(rowsAfter) !== JSON.stringify(expected)) throw new Error(`the restored comparison shows ${JSON.stringify(rowsAfter)}; phasewise compare gives ${JSON.stringify(expected)}`);
   if (JSON.stringify(rowsAfter) !== JSON.stringify(rowsBefore)) throw new Error('the restored comparison differs from the one shown before the reload');
-  await page.waitForTimeout(800);
   await shot('compare-restored-dark');
 
   // The query panel with its text; it runs again and answers as phasewise sql does.

@@ -4,7 +4,7 @@ import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index';
 import { FIXTURE } from '../harness/workspace';
-import { activeEditorText, closeQuickInput, notificationTexts, openPalette, paletteRows, pickInFileDialog, runCommandFromPalette } from './workbench';
+import { acceptQuickPick, activeEditorText, checkRow, closeQuickInput, notificationTexts, openPalette, paletteRows, pickFromQuickInput, pickInFileDialog, quickRows, runCommandFromPalette, until } from './workbench';
 import { openWithProgress } from './progressScenario';
 import { restoreAfterReload } from './restoreScenario';
 
@@ -62,15 +62,7 @@ async function frameText(frame: Frame): Promise<string> {
   }
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const waitFor = until;
 
 export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]> {
   const out: E2eOutcome[] = [];
@@ -97,10 +89,7 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       page,
       ctx,
       async () => {
-        const rows = await paletteRows(page, 'Phasewise: ');
-        if (!rows.some((r) => r.replace(/\s+/g, ' ').includes('Phasewise: Analyze Run'))) {
-          throw new Error(`palette rows: ${rows.join(' | ')}`);
-        }
+        const rows = await paletteRows(page, 'Phasewise: ', (labels) => labels.some((r) => r.includes('Phasewise: Analyze Run')));
         return { rows };
       },
       'command-palette.png',
@@ -145,7 +134,6 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
           return text.includes(name) && text.includes('plateau-too-short') && text.includes('Ln 11, Col 12') ? text : undefined;
         });
         const statusProblems = await page.locator('[id="status.problems"]').first().getAttribute('aria-label').catch(() => null);
-        await page.waitForTimeout(500);
         return { squiggles, statusProblems, problems: problems.slice(0, 600) };
       },
       'contract-diagnostics.png',
@@ -171,7 +159,7 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
         // and F1 from the webview did not always open the palette: open the form only when it is not shown.
         const shown = await formFrame(page, name);
         const openedBy = shown !== undefined ? 'already open' : 'Open as Form';
-        if (openedBy === 'Open as Form') await runCommandFromPalette(page, 'Phasewise: Open as Form');
+        if (openedBy === 'Open as Form') await runCommandFromPalette(page, 'Phasewise: Open as Form', { effect: async () => (await formFrame(page, name)) !== undefined });
         // The form's frame, found again each time: the workbench can replace a webview's frame (it was
         // detached under the typing once, after the form had been found).
         const form = (): Promise<Frame> => waitFor(`the form webview of ${name}`, 30_000, async () => formFrame(page, name));
@@ -190,7 +178,6 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
         await waitFor('the new sum', 20_000, async () => ((await sumText()) === 'Σ 12,050 ms: 50.00 ms (0.4 %) over the 12,000 ms SLO' ? true : undefined));
         const dirtyTab = await waitFor('the tab marked modified', 10_000, async () => ((await page.locator('.tabs-container .tab.dirty', { hasText: name }).count()) > 0 ? true : undefined));
         if (onDisk() !== before) throw new Error('the edit reached the disk without a save');
-        await page.waitForTimeout(300);
         await page.screenshot({ path: path.join(ctx.artifacts, 'contract-form-edited.png') });
         await runCommandFromPalette(page, 'File: Revert File');
         await waitFor('the reverted sum', 20_000, async () => ((await sumText()) === 'Σ 12,000 ms = the 12,000 ms SLO: no slack' ? true : undefined));
@@ -212,8 +199,11 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       page,
       ctx,
       async () => {
-        // A clean editor area (the suite left its panels and editors open), as a user would start.
+        // A clean editor area (the suite left its panels and editors open, the Problems panel too), as a
+        // user would start; the README's screenshots come from here on.
         await closeAllEditors(page);
+        const panel = page.locator('.part.panel').first();
+        if (await panel.isVisible()) await runCommandFromPalette(page, 'View: Toggle Panel Visibility', { effect: async () => !(await panel.isVisible()) });
         await runCommandFromPalette(page, 'Phasewise: Open Run');
         await pickInFileDialog(page, samples);
         const checklist = await waitFor('the checklist of recognised files', 30_000, async () => {
@@ -221,14 +211,12 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
           return rows.some((r) => r.includes('k6.ndjson')) && rows.some((r) => r.includes('spans.otlp.jsonl')) ? rows : undefined;
         });
         // The folder has three contracts: none is checked; the run claims the steady one.
-        await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'steady.loadcontract.yaml' }).first().click();
-        await page.waitForTimeout(300);
-        await page.keyboard.press('Enter');
+        await checkRow(page, 'steady.loadcontract.yaml');
+        await acceptQuickPick(page, (rows) => rows.some((r) => r.checked && r.text.includes('steady.loadcontract.yaml')));
         const text = await waitFor('the report in its webview', 120_000, async () => {
           const t = await webviewText(page);
           return t.find((x) => /\bPASS\b/.test(x) && x.includes('p95') && (typeof matched !== 'number' || x.includes(matched.toLocaleString('en-US'))));
         });
-        await page.waitForTimeout(800);
         return { checklist: checklist.map((r) => r.replace(/\s+/g, ' ').slice(0, 80)), textSample: text.slice(0, 400) };
       },
       'report.png',
@@ -250,7 +238,7 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
         await showPhasewiseViews(page);
         await waitFor('the run in the Runs view', 30_000, async () => ((await paneRows(page, 'Runs')).some((r) => r.includes('k6.ndjson + spans.otlp.jsonl')) ? true : undefined));
         // Expanded: its files, join coverage, each owner against its budget, its gates.
-        await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'k6.ndjson + spans.otlp.jsonl' }).first().click();
+        await selectTreeRow(page, 'Runs', 'k6.ndjson + spans.otlp.jsonl', { expand: true });
         const runRows = await waitFor('the run expanded', 20_000, async () => {
           const rows = await paneRows(page, 'Runs');
           return rows.some((r) => r.includes('join coverage')) && rows.some((r) => /gpu queue p95/.test(r)) ? rows : undefined;
@@ -259,14 +247,13 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
           const rows = await paneRows(page, 'Slow Traces');
           return rows.length > 0 && rows.every((r) => /total/.test(r)) ? rows : undefined;
         });
-        await paneRow(page, 'Slow Traces', 0).click();
-        const shown = await waitFor('the waterfall frame', 60_000, async () => (await webviewText(page)).find((t) => t.includes('phasewise reconcile') && /Trace [0-9a-f]{32}/.test(t)));
+        const shown = await clickUntil(paneRow(page, 'Slow Traces', 0), 'the waterfall frame', 60_000, async () => (await webviewText(page)).find((t) => t.includes('phasewise reconcile') && /Trace [0-9a-f]{32}/.test(t)));
         openedTrace = /Trace ([0-9a-f]{32})/.exec(shown)?.[1];
         if (openedTrace === undefined || !traceRows[0].includes(openedTrace.slice(0, 8))) throw new Error(`the waterfall shows ${openedTrace ?? 'no trace'}, the first slow trace row is ${traceRows[0]}`);
         for (const want of [`trace_id=${openedTrace}`, 'k6_total_ms=', 'network_envelope_ms=', 'inference.generate']) {
           if (!shown.includes(want)) throw new Error(`the waterfall frame lacks ${want}`);
         }
-        await page.waitForTimeout(1000);
+        await waitFor('the webviews in the dark theme', 20_000, async () => ((await webviewThemes(page)).every((c) => c === 'vscode-dark') ? true : undefined));
         return { runRows, traceRows, trace: openedTrace };
       },
       'workbench-dark.png',
@@ -282,9 +269,17 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
       async () => {
         await setColorTheme(page, 'Light Modern');
         const theme = await waitFor('the light theme', 20_000, async () => ((await workbenchTheme(page)) === 'vs' ? 'vs' : undefined));
+        // The class changes before the theme's colours are applied: wait until the side bar is painted light.
+        const sideBar = await waitFor('the side bar painted light', 20_000, async () => {
+          const background = await page.locator('.part.sidebar').first().evaluate((e) => getComputedStyle(e).backgroundColor);
+          return luminance(background) > 0.6 ? background : undefined;
+        });
         // The webviews redraw with the theme's colours (body class and --vscode-* variables).
-        await page.waitForTimeout(2500);
-        return { theme };
+        const webviews = await waitFor('the webviews in the light theme', 20_000, async () => {
+          const themes = await webviewThemes(page);
+          return themes.length > 0 && themes.every((c) => c === 'vscode-light') ? themes : undefined;
+        });
+        return { theme, sideBar, webviews };
       },
       'workbench-light.png',
     ),
@@ -303,10 +298,10 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
         async () => {
           // The probe is a run of the Runs view: its one trace is its slow trace.
           await showPhasewiseViews(page);
-          await pane(page, 'Runs').locator('.monaco-list-row', { hasText: probeRun }).first().click();
+          await selectTreeRow(page, 'Runs', probeRun);
           await waitFor("the probe's trace in Slow Traces", 20_000, async () => ((await paneRows(page, 'Slow Traces')).some((r) => r.includes(probeTrace.slice(0, 8))) ? true : undefined));
-          await pane(page, 'Slow Traces').locator('.monaco-list-row', { hasText: probeTrace.slice(0, 8) }).first().click();
-          const text = await waitFor('the probe banner', 30_000, async () => (await webviewText(page)).find((t) => t.includes('Propagation OK') && t.includes(probeTrace)));
+          const row = pane(page, 'Slow Traces').locator('.monaco-list-row', { hasText: probeTrace.slice(0, 8) }).first();
+          const text = await clickUntil(row, 'the probe banner', 30_000, async () => (await webviewText(page)).find((t) => t.includes('Propagation OK') && t.includes(probeTrace)));
           return { banner: text.slice(0, 300) };
         },
         'probe-waterfall.png',
@@ -333,7 +328,7 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
   out.push(
     await attempt('Query Run… cancels a slow query; after a reload the compare and query panels are restored with the CLI\'s figures', page, ctx, async () => {
       await showPhasewiseViews(page);
-      await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'k6.ndjson + spans.otlp.jsonl' }).first().click();
+      await selectTreeRow(page, 'Runs', 'k6.ndjson + spans.otlp.jsonl');
       return restoreAfterReload(
         page,
         ctx.workspace,
@@ -358,24 +353,26 @@ export async function runE2e(page: Page, ctx: E2eContext): Promise<E2eOutcome[]>
 }
 
 /**
- * Types `text` into a form field as a person does (click, select all, type, Enter), first checking that
- * the field holds exactly that text. The click makes the workbench focus the webview, and its focus
- * message (webview pre/index.html: activeFrame.contentWindow.focus()) can arrive while the keys are
- * being typed, at load 15 here hundreds of ms later; the field then gets its select-all back and the
- * next key replaces what was typed (traced key by key: 4 → "4", 0 → "0", …; once `400ms` ended as
- * `s`; with the form already open, on every attempt typed at once after the click). So it waits
- * after the click, longer on each attempt; Escape puts the document's value back between attempts.
- * Returns the attempts it took.
+ * Types `text` into a form field as a person does (select its text, type, Enter), checking that the field
+ * holds exactly that text before Enter; returns the attempts it took. The text is selected with three
+ * clicks, not Ctrl+A: a webview forwards every key to the workbench, which answers Ctrl+A with its own
+ * Select All, sent back to the webview as a message that lands a moment later and selected what had been
+ * typed by then (traced in the form's document: no focus change, and `400ms` typed at once after Ctrl+A
+ * left `0ms`, then `00ms`).
  */
 async function typeIntoField(page: Page, form: Frame, pointer: string, text: string): Promise<number> {
   const input = form.locator(`[data-pointer="${pointer}"]`).first();
   const seen: string[] = [];
-  for (let attempt = 1; attempt <= 4; attempt++) {
-    await input.click();
-    await waitFor(`focus in ${pointer}`, 10_000, async () => ((await input.evaluate((e) => e === e.ownerDocument.activeElement)) ? true : undefined));
-    // Let the workbench's focus round trip for the click finish before typing (longer on each attempt).
-    await page.waitForTimeout(750 * attempt);
-    await page.keyboard.press('Control+A');
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await input.click({ clickCount: 3 });
+    await waitFor(`the text of ${pointer} selected`, 10_000, async () => {
+      const selected = await input.evaluate((host) => {
+        // @vscode-elements fields keep their <input> in a shadow root.
+        const field = (host.shadowRoot?.querySelector('input') ?? host) as HTMLInputElement;
+        return host.ownerDocument.activeElement === host && field.selectionStart === 0 && field.selectionEnd === field.value.length;
+      });
+      return selected ? true : undefined;
+    });
     await page.keyboard.type(text, { delay: 20 });
     const value = await input.inputValue();
     if (value === text) {
@@ -383,7 +380,6 @@ async function typeIntoField(page: Page, form: Frame, pointer: string, text: str
       return attempt;
     }
     seen.push(value);
-    await page.keyboard.press('Escape');
   }
   throw new Error(`typing ${JSON.stringify(text)} into ${pointer} left ${seen.map((v) => JSON.stringify(v)).join(', ')} in the field`);
 }
@@ -407,40 +403,73 @@ async function formFrame(page: Page, name: string): Promise<Frame | undefined> {
 async function closeAllEditors(page: Page): Promise<void> {
   await runCommandFromPalette(page, 'View: Close All Editor Groups');
   const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" }).first();
-  // One dialog per unsaved editor, or one for all of them.
-  for (let i = 0; i < 5 && (await dontSave.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)); i++) {
-    await dontSave.click();
-    await page.waitForTimeout(300);
-  }
-  await page.waitForTimeout(800);
+  // One dialog per unsaved editor, or one for all of them: answered until no tab is left.
+  await waitFor('every editor closed', 30_000, async () => {
+    if (await dontSave.isVisible().catch(() => false)) await dontSave.click({ timeout: 2_000 }).catch(() => undefined);
+    return (await page.locator('.tabs-container .tab').count()) === 0 && !(await dontSave.isVisible().catch(() => false)) ? true : undefined;
+  });
 }
 
-/** Opens a workspace file the way a person does: Quick Open, type its name, Enter. */
+/** Opens a workspace file the way a person does: Quick Open, type its name, Enter on its row. */
 async function openFileByQuickOpen(page: Page, name: string): Promise<void> {
-  // Twice at most: the panels restored by the reload before this scenario can take the focus while they
-  // render, and the palette closes on blur (its input then found hidden).
-  for (let attempt = 1; ; attempt++) {
-    await closeQuickInput(page);
+  // Again when the quick input closed under the typing: panels restored by a reload can take the focus
+  // while they render, and the quick input closes on blur.
+  for (let attempt = 1; attempt <= 3; attempt++) {
     await openPalette(page, 20_000);
-    const input = page.locator('.quick-input-widget .quick-input-box input').first();
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-    try {
-      await input.fill(name, { timeout: 10_000 }); // replaces the palette's `>`: Quick Open searches files
-      await row.waitFor({ state: 'visible', timeout: 20_000 });
-    } catch (err) {
-      if (attempt > 1) throw err;
-      continue;
-    }
-    await page.keyboard.press('Enter');
-    return;
+    // The name replaces the palette's `>`: Quick Open searches files.
+    if (await pickFromQuickInput(page, name, (label) => label === name)) return;
   }
+  throw new Error(`Quick Open did not list ${name}: ${(await quickRows(page)).map((r) => r.label).join(' | ')}`);
 }
 
 /** Opens the Phasewise container of the activity bar. */
 async function showPhasewiseViews(page: Page): Promise<void> {
-  await closeQuickInput(page);
-  await runCommandFromPalette(page, 'Phasewise: Focus on Runs View');
-  await page.locator('.pane-header', { hasText: 'Slow Traces' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+  const slowTraces = page.locator('.pane-header', { hasText: 'Slow Traces' }).first();
+  await runCommandFromPalette(page, 'Phasewise: Focus on Runs View', { effect: () => slowTraces.isVisible() });
+}
+
+/**
+ * Selects the row of a view's tree whose text includes `text` (expanded too when `expand`): clicked until
+ * the tree shows it selected (and expanded), since a click can land while the view re-renders the row.
+ */
+async function selectTreeRow(page: Page, title: string, text: string, options: { expand?: boolean } = {}): Promise<void> {
+  const row = pane(page, title).locator('.monaco-list-row', { hasText: text }).first();
+  await waitFor(`the row ${text} of ${title} selected`, 30_000, async () => {
+    const selected = (await row.getAttribute('aria-selected', { timeout: 2_000 })) === 'true';
+    const expanded = (await row.getAttribute('aria-expanded', { timeout: 2_000 })) === 'true';
+    if (selected && (!options.expand || expanded)) return true;
+    // A click on a collapsed row selects and expands it; on an expanded one it would collapse it.
+    if (!selected || !expanded) await row.click({ timeout: 2_000 });
+    else await row.press('ArrowRight', { timeout: 2_000 });
+    await waitFor('the row to change', 2_000, async () => ((await row.getAttribute('aria-selected')) === 'true' ? true : undefined)).catch(() => undefined);
+    return undefined;
+  });
+}
+
+/** Clicks `target` until `probe` sees what the click opens (a click can land on a row being re-rendered). */
+async function clickUntil<T>(target: ReturnType<Page['locator']>, what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    await target.click({ timeout: 10_000 });
+    const left = deadline - Date.now();
+    const seen = await waitFor(what, Math.max(1_000, attempt < 3 ? Math.min(left, timeoutMs / 3) : left), probe).catch((err: unknown) => {
+      if (attempt >= 3 || Date.now() >= deadline) throw err;
+      return undefined;
+    });
+    if (seen !== undefined) return seen;
+  }
+}
+
+/** The theme class of each Phasewise webview's body (`vscode-dark`, `vscode-light`, …). */
+async function webviewThemes(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame()) continue;
+    const cls = await frame.evaluate(() => (document.querySelector('[id^="phasewise-"]') !== null ? document.body.className : null)).catch(() => null);
+    if (cls === null) continue;
+    out.push(cls.split(/\s+/).find((c) => /^vscode-(light|dark|high-contrast)/.test(c)) ?? cls);
+  }
+  return out;
 }
 
 /** A view's pane in the side bar, by its exact title. */
@@ -456,18 +485,23 @@ function paneRow(page: Page, title: string, index: number): ReturnType<Page['loc
   return pane(page, title).locator('.monaco-list-row').nth(index);
 }
 
-/** Preferences: Color Theme, then the theme by name. */
+/** Preferences: Color Theme, then the theme by name (Enter on its row once the filter focused it). */
 async function setColorTheme(page: Page, name: string): Promise<void> {
   await runCommandFromPalette(page, 'Preferences: Color Theme');
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
   await input.waitFor({ state: 'visible', timeout: 20_000 });
-  await input.fill(name);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-  await row.waitFor({ state: 'visible', timeout: 20_000 });
-  await row.click();
+  if (!(await pickFromQuickInput(page, name, (label) => label === name))) throw new Error(`the theme picker did not focus ${name}: ${(await quickRows(page)).map((r) => r.label).join(' | ')}`);
 }
 
 /** The workbench's theme kind, from its class list (`vs`, `vs-dark`, `hc-black`, `hc-light`). */
+/** Relative luminance (0 black … 1 white) of a CSS `rgb()`/`rgba()` colour; 0 when it is not one. */
+function luminance(css: string): number {
+  const m = /rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(css);
+  if (m === null) return 0;
+  const [r, g, b] = [m[1], m[2], m[3]].map((v) => Number(v) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
 async function workbenchTheme(page: Page): Promise<string> {
   const classes = ((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').split(/\s+/);
   return classes.find((c) => ['vs', 'vs-dark', 'hc-black', 'hc-light'].includes(c)) ?? 'unknown';

@@ -4,9 +4,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { main } from '../../src/cli/dispatch';
 import { repoRoot } from '../helpers/paths';
-import { cliPath, type CliResult } from '../cli/runCli';
+import { cliPath, runCliInProcess } from '../cli/runCli';
 import { contractViolations } from './corpus';
 import { makeCase, type FuzzCase } from './fuzzCases';
 import { countJaeger, countOtlp, countZipkin, decode, k6MetricUsed, maybeNonStandardJson, viewLines, type LineView } from './fuzzCount';
@@ -31,31 +30,6 @@ const CASES = Number(process.env.PHASEWISE_FUZZ_CASES ?? 200);
 const FIRST_SEED = Number(process.env.PHASEWISE_FUZZ_SEED ?? 1);
 /** Where the input of a failing case is kept. */
 const KEPT = path.join(os.tmpdir(), 'phasewise-fuzz-failures');
-
-/** Runs the CLI's main in this process with stdout and stderr captured. */
-async function runInProcess(args: string[]): Promise<CliResult> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  const fake = (sink: string[]) => ((s: string | Uint8Array, ...rest: unknown[]) => {
-    sink.push(typeof s === 'string' ? s : Buffer.from(s).toString('utf8'));
-    rest.find((x): x is () => void => typeof x === 'function')?.();
-    return true;
-  }) as typeof process.stdout.write;
-  process.stdout.write = fake(out);
-  process.stderr.write = fake(err);
-  const debug = process.env.PHASEWISE_DEBUG;
-  delete process.env.PHASEWISE_DEBUG;
-  try {
-    const status = await main(args);
-    return { status, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-    if (debug !== undefined) process.env.PHASEWISE_DEBUG = debug;
-  }
-}
 
 interface Ledger {
   records: number;
@@ -212,7 +186,7 @@ describe(`fuzzing the real samples (${CASES} seeded cases from seed ${FIRST_SEED
       fs.writeFileSync(file, c.bytes);
       const args = ['analyze', c.sample.side, file, '--db', db, '--format', 'json'];
       if (process.env.PHASEWISE_FUZZ_VERBOSE) process.stderr.write(`fuzz seed ${seed} ${c.sample.kind} ${c.mutations.join(',')}\n`);
-      const result = await runInProcess(args);
+      const result = await runCliInProcess(args, repoRoot, { debug: false });
       figures.cases++;
       const label = `seed ${seed} (${c.sample.kind}: ${c.mutations.join(', ')})`;
       const problems = contractViolations(result);

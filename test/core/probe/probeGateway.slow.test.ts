@@ -91,8 +91,13 @@ describe('probe against the fake gateway (real OpenTelemetry SDK, embedded recei
         const root = spans.get('POST /v1/chat/completions')!;
         assert.equal(root.parent, r.parent_span_id);
         assert.ok(Math.abs(r.server!.root_ms! - root.ms) < 1e-6, `root ${r.server!.root_ms} vs exported ${root.ms}`);
-        // The gateway's own clock around the same points: within the SDK's millisecond start stamps.
-        assert.ok(Math.abs(r.server!.root_ms! - (g.rootEnd - g.rootStart)) < 2.5, `root ${r.server!.root_ms} vs gateway ${g.rootEnd - g.rootStart}`);
+        // The gateway's own clock around the same points. The SDK's root duration is its two reads of that
+        // clock inside startSpan and end(), so it lies between the gateway's reads just inside and just
+        // outside those calls (a fixed ±2.5 ms failed once a loaded machine descheduled the process
+        // between two adjacent reads for 5 ms).
+        const inner = g.rootEnd - g.rootStart;
+        const outer = g.rootEndedAfter - g.rootStartedBefore;
+        assert.ok(r.server!.root_ms! >= inner - 1e-3 && r.server!.root_ms! <= outer + 1e-3, `root ${r.server!.root_ms} not within the gateway's [${inner}, ${outer}]`);
         assert.ok(Math.abs(r.server!.phases.generation_ms! - spans.get('inference.generate')!.ms) < 1e-6);
         assert.ok(Math.abs(r.server!.phases.gpu_queue_ms! - spans.get('inference.acquire_slot')!.ms) < 1e-6);
         const firstToken = spans.get('inference.generate')!.events.find((e) => e.name === 'first_token')!;
@@ -100,7 +105,10 @@ describe('probe against the fake gateway (real OpenTelemetry SDK, embedded recei
 
         // Envelope = client total − server root, by hand.
         assert.ok(Math.abs(r.network_envelope_ms! - (r.client.total_ms! - r.server!.root_ms!)) < 1e-9);
-        assert.ok(r.network_envelope_ms! > -2 && r.network_envelope_ms! < 50, `envelope ${r.network_envelope_ms}`);
+        // Loopback costs a few ms; the envelope's two gaps (send → root start, root end → last byte read)
+        // are each delayed by at most the loop's longest stall (57 ms seen at load 15 with a 50 ms bound).
+        const stall = loop.max / 1e6;
+        assert.ok(r.network_envelope_ms! > -2 && r.network_envelope_ms! < 50 + 2 * stall, `envelope ${r.network_envelope_ms} (longest loop stall ${stall} ms)`);
         assert.ok(r.client.ttft_ms! > r.server!.server_ttft_ms! - 2);
 
         // Tokens from usage; ITL from the gateway's write times (hand: (last − first) / (n − 1)).
@@ -109,9 +117,8 @@ describe('probe against the fake gateway (real OpenTelemetry SDK, embedded recei
         assert.equal(r.client.content_events, 21);
         const w = g.tokenWrites;
         const gatewayItl = (w[w.length - 1] - w[0]) / (w.length - 1);
-        const stallMs = loop.max / 1e6;
-        const tolerance = 3 + (2 * stallMs) / (w.length - 1);
-        assert.ok(Math.abs(r.client.itl_ms! - gatewayItl) < tolerance, `itl ${r.client.itl_ms} vs gateway ${gatewayItl} (tolerance ${tolerance} ms, longest loop stall ${stallMs} ms)`);
+        const tolerance = 3 + (2 * stall) / (w.length - 1);
+        assert.ok(Math.abs(r.client.itl_ms! - gatewayItl) < tolerance, `itl ${r.client.itl_ms} vs gateway ${gatewayItl} (tolerance ${tolerance} ms, longest loop stall ${stall} ms)`);
         assert.ok(r.reconcile.some((l) => l.startsWith('server_root_ms=')));
         assert.ok(r.reconcile.includes(`ttft_envelope_ms=${Math.round(r.ttft_envelope_ms!)}`) || r.reconcile.some((l) => l.startsWith('ttft_envelope_ms=')));
       } finally {
