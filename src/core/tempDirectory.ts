@@ -22,6 +22,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { isMainThread } from 'worker_threads';
+import { InputError } from './errors';
 import { onProcessExit, processAlive } from './processExit';
 
 /** The variable through which a host hands a worker thread the directory it made for it (and removes). */
@@ -59,7 +60,13 @@ export function processTempDirectory(): string {
 export function workerTempDirectory(): string {
   const base = os.tmpdir();
   sweepStale(base);
-  return mkdtempSync(path.join(base, `phasewise-${hostTag()}-${process.pid}-`));
+  try {
+    return mkdtempSync(path.join(base, `phasewise-${hostTag()}-${process.pid}-`));
+  } catch (err) {
+    // Named as the user can fix it: the folder (TMPDIR), not the template of a name that was never made.
+    const code = (err as NodeJS.ErrnoException).code ?? 'an error';
+    throw new InputError(base, undefined, 'a folder for temporary files in which this user can create folders (set TMPDIR to one)', `${code === 'EACCES' || code === 'EPERM' ? 'a folder this user cannot write' : code === 'ENOENT' ? 'no such folder' : code}; nothing was read`);
+  }
 }
 
 /**

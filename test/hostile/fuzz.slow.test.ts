@@ -21,8 +21,8 @@ import { countJaeger, countOtlp, countZipkin, decode, k6MetricUsed, maybeNonStan
  *   skipped = the records' lines. The test counts from the bytes itself (fuzzCount.ts).
  * Runs in process (the CLI's own main, output captured) for speed; every 10th case also through
  * dist/cli.js in a child process, which must give the same exit code and output.
- * The same mutations also reach the receiver (fuzzReceiver.test.ts: bodies POSTed to it on 127.0.0.1)
- * and `--db` files are damaged byte by byte (fuzzDatabase.test.ts).
+ * The same mutations also reach the receiver (fuzzReceiver.slow.test.ts: bodies POSTed to it on 127.0.0.1)
+ * and `--db` files are damaged byte by byte (fuzzDatabase.slow.test.ts).
  * Knobs: PHASEWISE_FUZZ_CASES (default 200), PHASEWISE_FUZZ_SEED (first seed, default 1). The
  * files and --db databases go to /dev/shm when there is one (each case writes and checkpoints one).
  */

@@ -118,4 +118,12 @@ describe('hostile temporary files: one directory per process (issue 31 item 14)'
     assert.ok(existsSync(path.join(tmp, far)), "another host's directory was swept");
     assert.deepEqual(ours(tmp).sort(), [far, live].sort());
   });
+
+  it('a TMPDIR that does not exist is bad input naming it (exit 4), not an internal error', async () => {
+    const missing = path.join(dir, 'no-such-folder');
+    const r = await start(['analyze', '--run', fixture('shared-samples/joined-otel-js/k6.ndjson'), '--format', 'json'], dir, missing).done;
+    assert.equal(r.status, 4, r.stderr);
+    assert.match(r.stderr, new RegExp(`^phasewise: ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: expected a folder for temporary files .*set TMPDIR.*, found no such folder`, 'm'));
+    assert.doesNotMatch(r.stderr, /XXXXXX|internal error/);
+  });
 });
