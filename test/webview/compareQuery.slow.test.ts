@@ -385,6 +385,9 @@ describe('query webview: a long query shows its progress and can be cancelled', 
         await waitUntil('the cancel', () => cancels.length > 0);
         assert.deepStrictEqual(cancels, ['query']);
         assert.match((await statusText(hp)) ?? '', /^Cancelling after \d+\.\d s…$/);
+        // Still so after the next tick of the running clock (1 s), which used to say "Running…" again.
+        await hp.page.waitForTimeout(1200);
+        assert.match((await statusText(hp)) ?? '', /^Cancelling after \d+\.\d s…$/);
         release(2345);
         await waitUntil('the cancelled answer', async () => (await statusText(hp))?.startsWith('Cancelled') === true);
         assert.strictEqual(await statusText(hp), 'Cancelled after 2.3 s; the run is unchanged and answers the next query.');

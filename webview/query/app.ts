@@ -51,7 +51,7 @@ export class QueryApp {
   private readonly cancelSlot = h('span', { class: 'qr-cancel' });
   private seq = 0;
   /** The query in flight: when it started, and the timer that counts its seconds. */
-  private running: { started: number; timer: ReturnType<typeof setInterval> } | undefined;
+  private running: { started: number; timer: ReturnType<typeof setInterval>; cancelling: boolean } | undefined;
   private exporting = false;
 
   constructor(
@@ -167,7 +167,11 @@ export class QueryApp {
 
   /** Asks the host to stop the query (its answer says `cancelled`) or the export in flight. */
   cancel(what: 'query' | 'export'): void {
-    if (what === 'query' && this.running !== undefined) replaceChildren(this.status, `Cancelling after ${seconds(performance.now() - this.running.started)}…`);
+    if (what === 'query' && this.running !== undefined) {
+      // The ticking status says so from now on (it said "Running…" again a second later).
+      this.running.cancelling = true;
+      replaceChildren(this.status, `Cancelling after ${seconds(performance.now() - this.running.started)}…`);
+    }
     if (what === 'export') replaceChildren(this.exportNote, 'Cancelling the export…');
     this.bridge.endpoint.notify(Q.Cancel, { what });
   }
@@ -175,9 +179,12 @@ export class QueryApp {
   private startRunning(): void {
     this.stopRunning();
     const started = performance.now();
-    const tick = (): void => replaceChildren(this.status, h('span', { class: 'qr-spinner', attrs: { 'aria-hidden': 'true' } }), `Running… ${seconds(performance.now() - started)}`);
+    const tick = (): void => {
+      if (this.running?.cancelling === true) return;
+      replaceChildren(this.status, h('span', { class: 'qr-spinner', attrs: { 'aria-hidden': 'true' } }), `Running… ${seconds(performance.now() - started)}`);
+    };
     tick();
-    this.running = { started, timer: setInterval(tick, 1000) };
+    this.running = { started, timer: setInterval(tick, 1000), cancelling: false };
     const cancel = vs('vscode-button', { secondary: true }, { attrs: { 'data-testid': 'cancel', title: 'Stop the query (Escape)' }, on: { click: () => this.cancel('query') } }, 'Cancel');
     replaceChildren(this.cancelSlot, cancel, h('span', { class: 'pw-muted' }, ' Escape also cancels.'));
   }
