@@ -7,6 +7,7 @@
 import type { JoinSummary, Report, TraceBreakdown } from '../report/model';
 import type { QueryRunner } from '../store/duckStore';
 import { ensureBreakdown } from './breakdown/pipeline';
+import { enterStage } from '../store/stage';
 import { collectBreakdownWarnings } from './breakdown/warnings';
 import { buildReport } from './figures/buildReport';
 import { FigureCache } from './figures/figureCache';
@@ -16,11 +17,14 @@ import { slowTracesOfBreakdown } from './trace/slowTraces';
 
 export async function analyzeRun(store: QueryRunner, options: AnalysisOptions, gates: readonly GateSpec[]): Promise<Report> {
   const info = await ensureBreakdown(store, options);
+  enterStage(store, 'join and warnings');
   const cache = await FigureCache.open(store, info.stamps);
   const warnings = await cache.get<string[]>('warnings', () => collectBreakdownWarnings(store, options));
   const join = await cache.get<JoinSummary>('join', () => computeJoinSummary(store, options.joinKey));
+  enterStage(store, 'slow traces');
   const slow = await cachedSlowTraces(store, options, cache);
   const report = await buildReport(store, options, gates, { phaseColumns: info.phaseColumns, warnings, join, slowTraces: slow, cache });
+  enterStage(store, 'figure cache');
   await cache.flush();
   return report;
 }

@@ -9,6 +9,7 @@ import { PHASEWISE_VERSION } from '../../version';
 import { metricColumns, reportDefinitions } from '../catalog/metrics';
 import type { AnalysisOptions, GateSpec } from '../options';
 import { sqlIdentifier } from '../sql/params';
+import { enterStage } from '../../store/stage';
 import { readInputs, readK6Summaries, readLoadIssues } from './bookkeeping';
 import { cachedFigure, type FigureCache } from './figureCache';
 import { evaluateGates, gatherRunFigures, steadyWindowShort } from './gates';
@@ -63,6 +64,7 @@ export async function buildReport(
   const steady = steadyWindowOf(options);
 
   const cache = parts.cache;
+  enterStage(store, 'metric tables');
   const matchedAll = await splitTable(
     cache,
     { independent: 'matched_metrics', dependent: 'matched_phase_metrics' },
@@ -78,10 +80,14 @@ export async function buildReport(
   );
   const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
 
+  enterStage(store, 'ledger');
   const { ledger, notes: ledgerNotes } = await cachedFigure<LedgerResult>(cache, 'ledger', () => computeLedger(store));
+  enterStage(store, 'windows');
   const windows = await computeWindows(store, options.windowSizeMs, steady);
+  enterStage(store, 'tail');
   const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, matchedAll.client_total_ms);
 
+  enterStage(store, 'gates and verdict');
   const figures = await gatherRunFigures(store, gates, {
     phaseColumns,
     ledger,
@@ -134,6 +140,7 @@ export async function buildReport(
     warnings.push('no request was sent inside the declared steady window: check steady start/end against the run offsets.');
   }
 
+  enterStage(store, 'inputs and load issues');
   const report: Report = {
     phasewise_version: PHASEWISE_VERSION,
     inputs: await readInputs(store),

@@ -19,6 +19,7 @@ import { computeWindowSeries } from '../series/windowSeries';
 import { seriesReport } from '../series/seriesReport';
 import { computeStages } from '../stages/stagesReport';
 import { cachedFigure, cachedMap, type FigureCache } from './figureCache';
+import { enterStage } from '../../store/stage';
 
 export type ExtendedSections = Pick<Report, 'grouping' | 'groups' | 'window_series' | 'diagnoses' | 'diagnosis_status' | 'join_bias' | 'user_observed' | 'provenance' | 'stages'>;
 
@@ -30,13 +31,22 @@ export async function computeExtendedSections(
   cache?: FigureCache,
 ): Promise<ExtendedSections> {
   const spec = windowSpecOf(options);
+  enterStage(store, 'groups');
   const plan = await planGrouping(store, options, cache);
   const grouped = await computeGroupFigures(store, { options, gates, phaseColumns, dims: plan.dims, spec, cache });
+  enterStage(store, 'window series');
   const windows = (await cachedMap(cache, 'window_series', () => computeWindowSeries(store, spec, phaseColumns), [JSON.stringify(spec)])).get(keyId([])) ?? [];
   const found = diagnose(windows, spec.kind === 'stages' ? 'stages' : 'windows');
+  enterStage(store, 'join bias and provenance');
   const bias = await cachedFigure<JoinBiasMeasure>(cache, 'join_bias', () => measureJoinBias(store));
   const loaded = await cachedFigure<LoadedProvenance>(cache, 'provenance', () => readLoadedProvenance(store));
   const timeout = options.timeoutMs ?? null;
+  enterStage(store, 'user observed');
+  const userObserved = await cachedFigure(cache, 'user_observed', () => computeUserObserved(store, timeout));
+  enterStage(store, 'stages');
+  // Detecting the steps and their series cost ≈ 1.8 s at 120k requests: kept under the stamp of
+  // request_breakdown (phases included), run_counters and the contract's stages.
+  const stages = await cachedFigure(cache, 'stages', () => computeStages(store, options, phaseColumns, spec.kind === 'stages' ? windows : undefined));
   return {
     grouping: { ...plan.grouping, omitted: grouped.omitted },
     groups: grouped.groups,
@@ -44,10 +54,8 @@ export async function computeExtendedSections(
     diagnoses: found.diagnoses,
     diagnosis_status: found.status,
     join_bias: judgeJoinBias(bias, options.declaredSampling ?? null),
-    user_observed: await cachedFigure(cache, 'user_observed', () => computeUserObserved(store, timeout)),
+    user_observed: userObserved,
     provenance: buildProvenance(loaded, options),
-    // Detecting the steps and their series cost ≈ 1.8 s at 120k requests: kept under the stamp of
-    // request_breakdown (phases included), run_counters and the contract's stages.
-    stages: await cachedFigure(cache, 'stages', () => computeStages(store, options, phaseColumns, spec.kind === 'stages' ? windows : undefined)),
+    stages,
   };
 }
