@@ -36,6 +36,8 @@ export interface ChildResult {
   /** Max event-loop delay (ms) while analyzeRun ran; DuckDB runs queries on its own threads. */
   eventLoopMaxMs?: number;
   eventLoopLoadMaxMs?: number;
+  /** When the report's first part (verdict, join, owners of the p95) was ready: seconds since the process started, wall and CPU. */
+  firstPart?: { wallSeconds: number; cpuSeconds: number };
   detail?: Record<string, unknown>;
 }
 
@@ -89,14 +91,19 @@ function envelopeOf(report: unknown): { p95?: number; n?: number } {
   return { p95: metrics?.network_envelope_ms?.p95, n: metrics?.network_envelope_ms?.n };
 }
 
-async function analyzeTimed(store: QueryRunner, options: AnalysisOptions, gates: GateSpec[]): Promise<{ report: unknown; seconds: number; loopMaxMs: number }> {
+async function analyzeTimed(store: QueryRunner, options: AnalysisOptions, gates: GateSpec[]): Promise<{ report: unknown; seconds: number; loopMaxMs: number; firstPart?: ChildResult['firstPart'] }> {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const t0 = performance.now();
-  const report = await analyzeRun(store, options, gates);
+  let firstPart: ChildResult['firstPart'];
+  const report = await analyzeRun(store, options, gates, (p) => {
+    if (p.part !== 'figures') return;
+    const u = process.cpuUsage();
+    firstPart = { wallSeconds: performance.now() / 1000, cpuSeconds: (u.user + u.system) / 1e6 };
+  });
   const seconds = (performance.now() - t0) / 1000;
   loop.disable();
-  return { report, seconds, loopMaxMs: loop.max / 1e6 };
+  return { report, seconds, loopMaxMs: loop.max / 1e6, firstPart };
 }
 
 async function runLoad(dir: string, db: string, storeOptions: { threads?: number; memoryLimit?: string }, clock: StageClock, method: 'load' | 'load-memory' = 'load'): Promise<Omit<ChildResult, 'maxRssMB'>> {
@@ -133,6 +140,7 @@ async function runLoad(dir: string, db: string, storeOptions: { threads?: number
     steps: [...steps, ...loadStatements.map((t) => ({ step: `  load SQL: ${t.step}`, seconds: t.seconds })), ...timed.slowest(8).map((t) => ({ step: `  analysis SQL: ${t.step}`, seconds: t.seconds }))],
     eventLoopMaxMs: a.loopMaxMs,
     eventLoopLoadMaxMs: loop.max / 1e6,
+    firstPart: a.firstPart,
   };
 }
 
@@ -175,6 +183,7 @@ async function runReanalyze(db: string, storeOptions: { threads?: number; memory
     envelopeN: env.n,
     steps: [{ step: 'analyzeRun', seconds: a.seconds }, ...timed.slowest(8).map((t) => ({ step: `  analysis SQL: ${t.step}`, seconds: t.seconds }))],
     eventLoopMaxMs: a.loopMaxMs,
+    firstPart: a.firstPart,
   };
 }
 

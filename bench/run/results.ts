@@ -126,6 +126,7 @@ export function stageTable(summaries: readonly SizeSummary[], method: string): s
     ...stages.map((stage) => `| ${stage} ${cols.map((c) => cell(c.m, stage)).join('')}|`),
     `| **whole process** ${cols.map((c) => total(c.m)).join('')}|`,
     `| load avg (1 min) ${cols.map((c) => `| ${c.m.loadAvg.split(' ')[0]} | `).join('')}|`,
+    `| first part ready (verdict, join, owners), since start ${cols.map((c) => (c.m.result.firstPart ? `| ${c.m.result.firstPart.wallSeconds.toFixed(2)} | ${c.m.result.firstPart.cpuSeconds.toFixed(2)} ` : '| | ')).join('')}|`,
   ];
 }
 

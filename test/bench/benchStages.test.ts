@@ -63,9 +63,9 @@ describe('bench stages', function () {
     }
     const firstSeen = rec.marks.filter((m, i) => rec.marks.indexOf(m) === i);
     assert.deepStrictEqual(firstSeen, [
-      'read client', 'read spans', 'catalog', 'index', 'phases', 'roots', 'per-request table', 'group dimensions',
+      'read client', 'read spans', 'catalog', 'index', 'phases', 'roots', 'per-request table',
       'join and warnings', 'slow traces', 'metric tables', 'ledger', 'windows', 'tail', 'gates and verdict',
-      'inputs and load issues', 'groups', 'window series', 'join bias and provenance', 'user observed', 'stages', 'figure cache',
+      'inputs and load issues', 'group dimensions', 'groups', 'window series', 'join bias and provenance', 'user observed', 'stages', 'figure cache',
     ]);
     assert.strictEqual(rec.statements.get('(none)'), undefined, 'a statement ran before the first stage mark');
     for (const stage of ['read client', 'read spans', 'index', 'per-request table', 'metric tables']) assert.ok((rec.statements.get(stage) ?? 0) > 0, stage);

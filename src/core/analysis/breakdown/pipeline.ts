@@ -141,13 +141,20 @@ export async function breakdownStamps(store: QueryRunner, options: AnalysisOptio
   return (await planBreakdown(store, options)).stamps;
 }
 
+/** The steps only the group sections read (request_dimensions, request_groups): analyzeRun builds them after the report's first part. */
+const GROUP_STAGE: Step['stage'] = 'group dimensions';
+
 /**
  * Makes every derived relation current for these options: reads the stored stamps, rebuilds the stale
  * steps in order (forgetting their stamps first, recording them once built) and returns the stamps.
+ * `scope` 'per-request' stops before the group dimensions (the last steps, read only by the group
+ * sections): a later call with 'all' builds them, and finds the rest current.
  */
-export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
+export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions, scope: 'all' | 'per-request' = 'all'): Promise<BreakdownInfo> {
   enterStage(store, 'catalog');
-  const { phases, columns, state, stamps, todo } = await planBreakdown(store, options);
+  const plan = await planBreakdown(store, options);
+  const { phases, columns, state, stamps } = plan;
+  const todo = scope === 'all' ? plan.todo : plan.todo.filter((s) => s.stage !== GROUP_STAGE);
   await forgetStamps(store, todo.flatMap((s) => s.outputs));
   const ctx: StepContext = { store, options, phases, phasesStale: todo.some((s) => s.outputs.includes('span_phase')) };
   for (const step of todo) {
