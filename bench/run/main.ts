@@ -296,7 +296,8 @@ async function main(): Promise<void> {
   log(`phasewise bench: sizes ${a.sizes.join(', ')}; inputs ${a.inputs.join(', ')}; ${a.repeat} run(s) each; DuckDB threads ${a.threads}, memory_limit ${a.memoryLimit}; data in ${a.data}`);
   const summaries: SizeSummary[] = [];
   const machine = machineLines(duckdbVersion());
-  const command = `npm run bench -- --sizes ${a.sizes.join(',')} --inputs ${a.inputs.join(',')}${a.repeat > 1 ? ` --repeat ${a.repeat}` : ''}${a.deleteRuns ? ' --delete-runs' : ''}`;
+  const methods = process.argv.includes('--methods') ? ` --methods ${a.methods.join(',')}` : '';
+  const command = `npm run bench -- --sizes ${a.sizes.join(',')} --inputs ${a.inputs.join(',')}${a.repeat > 1 ? ` --repeat ${a.repeat}` : ''}${methods}${a.deleteRuns ? ' --delete-runs' : ''}`;
   const cliMethods = a.methods.filter((m) => CLI_METHODS.includes(m));
   a.methods = a.methods.filter((m) => !CLI_METHODS.includes(m));
   for (const size of a.sizes) {
