@@ -11,6 +11,7 @@ import { loadFiles } from '../../src/core/formats/loadFiles';
 import { DuckStore, type Params, type QueryRunner, type Row } from '../../src/core/store/duckStore';
 import { extract, type ExtractPath } from '../baselines/duckExtract';
 import { envelopeQuantiles } from '../baselines/nodeScript';
+import { StageClock, type StageTiming } from './stageClock';
 
 export type Method = 'load' | 'load-memory' | 'reanalyze' | 'reanalyze-groups' | 'reanalyze-phases' | 'extract' | 'script';
 
@@ -30,9 +31,13 @@ export interface ChildResult {
   envelopeN?: number;
   /** Per-step timings: per file for loading, per analysis statement for analysing (slowest first). */
   steps: StepTiming[];
+  /** Wall and CPU seconds per stage (read client, read spans, index, …), in the order they ran (stageClock.ts). */
+  stages?: StageTiming[];
   /** Max event-loop delay (ms) while analyzeRun ran; DuckDB runs queries on its own threads. */
   eventLoopMaxMs?: number;
   eventLoopLoadMaxMs?: number;
+  /** When the report's first part (verdict, join, owners of the p95) was ready: seconds since the process started, wall and CPU. */
+  firstPart?: { wallSeconds: number; cpuSeconds: number };
   detail?: Record<string, unknown>;
 }
 
@@ -52,7 +57,10 @@ export const GATES_B: GateSpec[] = [
 /** Wraps a store and records each statement's time, so the bench can say where the time goes. */
 class TimingRunner implements QueryRunner {
   readonly timings: StepTiming[] = [];
-  constructor(private readonly inner: QueryRunner) {}
+  constructor(private readonly inner: QueryRunner, private readonly clock: StageClock) {}
+  stage(name: string): void {
+    this.clock.enter(name);
+  }
   private label(sql: string): string {
     return sql.replace(/\s+/g, ' ').trim().slice(0, 110);
   }
@@ -83,21 +91,28 @@ function envelopeOf(report: unknown): { p95?: number; n?: number } {
   return { p95: metrics?.network_envelope_ms?.p95, n: metrics?.network_envelope_ms?.n };
 }
 
-async function analyzeTimed(store: QueryRunner, options: AnalysisOptions, gates: GateSpec[]): Promise<{ report: unknown; seconds: number; loopMaxMs: number }> {
+async function analyzeTimed(store: QueryRunner, options: AnalysisOptions, gates: GateSpec[]): Promise<{ report: unknown; seconds: number; loopMaxMs: number; firstPart?: ChildResult['firstPart'] }> {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const t0 = performance.now();
-  const report = await analyzeRun(store, options, gates);
+  let firstPart: ChildResult['firstPart'];
+  const report = await analyzeRun(store, options, gates, (p) => {
+    if (p.part !== 'figures') return;
+    const u = process.cpuUsage();
+    firstPart = { wallSeconds: performance.now() / 1000, cpuSeconds: (u.user + u.system) / 1e6 };
+  });
   const seconds = (performance.now() - t0) / 1000;
   loop.disable();
-  return { report, seconds, loopMaxMs: loop.max / 1e6 };
+  return { report, seconds, loopMaxMs: loop.max / 1e6, firstPart };
 }
 
-async function runLoad(dir: string, db: string, storeOptions: { threads?: number; memoryLimit?: string }, method: 'load' | 'load-memory' = 'load'): Promise<Omit<ChildResult, 'maxRssMB'>> {
+async function runLoad(dir: string, db: string, storeOptions: { threads?: number; memoryLimit?: string }, clock: StageClock, method: 'load' | 'load-memory' = 'load'): Promise<Omit<ChildResult, 'maxRssMB'>> {
   const t0 = performance.now();
   // 'load-memory': what `phasewise analyze --run … --spans …` does without --db (an in-memory database).
   const store = new DuckStore({ database: method === 'load' ? db : ':memory:', ...storeOptions });
-  const timed = new TimingRunner(store);
+  const timed = new TimingRunner(store, clock);
+  clock.enter('open (DuckDB, schema)');
+  await store.open();
   const steps: StepTiming[] = [];
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -113,6 +128,7 @@ async function runLoad(dir: string, db: string, storeOptions: { threads?: number
   const a = await analyzeTimed(timed, { ...DEFAULT_ANALYSIS_OPTIONS }, GATES_A);
   steps.push({ step: 'analyzeRun', seconds: a.seconds });
   const s = performance.now();
+  clock.enter('close (checkpoint)');
   await store.close();
   steps.push({ step: 'close (checkpoint)', seconds: (performance.now() - s) / 1000 });
   const env = envelopeOf(a.report);
@@ -124,6 +140,7 @@ async function runLoad(dir: string, db: string, storeOptions: { threads?: number
     steps: [...steps, ...loadStatements.map((t) => ({ step: `  load SQL: ${t.step}`, seconds: t.seconds })), ...timed.slowest(8).map((t) => ({ step: `  analysis SQL: ${t.step}`, seconds: t.seconds }))],
     eventLoopMaxMs: a.loopMaxMs,
     eventLoopLoadMaxMs: loop.max / 1e6,
+    firstPart: a.firstPart,
   };
 }
 
@@ -137,11 +154,12 @@ export const PHASES_B: AnalysisOptions['phases'] = [
   { name: 'generation', anyOf: [{ attributes: { 'llm.phase': 'generation' } }, { attributePresent: ['gen_ai.operation.name'] }] },
 ];
 
-async function runReanalyze(db: string, storeOptions: { threads?: number; memoryLimit?: string }, method: 'reanalyze' | 'reanalyze-groups' | 'reanalyze-phases'): Promise<Omit<ChildResult, 'maxRssMB'>> {
+async function runReanalyze(db: string, storeOptions: { threads?: number; memoryLimit?: string }, clock: StageClock, method: 'reanalyze' | 'reanalyze-groups' | 'reanalyze-phases'): Promise<Omit<ChildResult, 'maxRssMB'>> {
   const phases = method === 'reanalyze-phases';
   const t0 = performance.now();
   const store = new DuckStore({ database: db, ...storeOptions });
-  const timed = new TimingRunner(store);
+  const timed = new TimingRunner(store, clock);
+  clock.enter('open (DuckDB, schema)');
   const [{ n }] = await store.all<{ n: number }>('SELECT count(*) AS n FROM sources');
   if (n === 0) throw new Error(`${db} holds no loaded run`);
   // Another contract: 10 s windows instead of 30 s, a 5-trace slow list, the gate set B (and, for
@@ -155,6 +173,7 @@ async function runReanalyze(db: string, storeOptions: { threads?: number; memory
     ...(method === 'reanalyze-groups' ? { groupBy: ['model', 'route'], groupBySource: 'option' as const } : {}),
   };
   const a = await analyzeTimed(timed, options, GATES_B);
+  clock.enter('close (checkpoint)');
   await store.close();
   const env = envelopeOf(a.report);
   return {
@@ -164,6 +183,7 @@ async function runReanalyze(db: string, storeOptions: { threads?: number; memory
     envelopeN: env.n,
     steps: [{ step: 'analyzeRun', seconds: a.seconds }, ...timed.slowest(8).map((t) => ({ step: `  analysis SQL: ${t.step}`, seconds: t.seconds }))],
     eventLoopMaxMs: a.loopMaxMs,
+    firstPart: a.firstPart,
   };
 }
 
@@ -195,18 +215,20 @@ async function runScript(dir: string): Promise<Omit<ChildResult, 'maxRssMB'>> {
 }
 
 async function main(): Promise<void> {
+  const clock = StageClock.sinceProcessStart();
   const [method, dir, db, threadsArg, memoryLimit, k6Path, spanPath] = process.argv.slice(2);
   const threads = threadsArg && threadsArg !== '-' ? Number(threadsArg) : undefined;
   const mem = memoryLimit && memoryLimit !== '-' ? memoryLimit : undefined;
   const storeOptions = { ...(threads !== undefined ? { threads } : {}), ...(mem !== undefined ? { memoryLimit: mem } : {}) };
   let result: Omit<ChildResult, 'maxRssMB'>;
-  if (method === 'load' || method === 'load-memory') result = await runLoad(dir, db, storeOptions, method);
-  else if (method === 'reanalyze' || method === 'reanalyze-groups' || method === 'reanalyze-phases') result = await runReanalyze(db, storeOptions, method);
+  if (method === 'load' || method === 'load-memory') result = await runLoad(dir, db, storeOptions, clock, method);
+  else if (method === 'reanalyze' || method === 'reanalyze-groups' || method === 'reanalyze-phases') result = await runReanalyze(db, storeOptions, clock, method);
   else if (method === 'extract') result = await runExtract(dir, threads, mem, (k6Path ?? 'typed') as ExtractPath, (spanPath ?? 'objects') as ExtractPath);
   else if (method === 'script') result = await runScript(dir);
   else throw new Error(`unknown method '${method}'`);
   const usage = process.resourceUsage();
-  const out: ChildResult = { ...result, maxRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 };
+  const stages = clock.finish();
+  const out: ChildResult = { ...result, ...(stages.length > 1 ? { stages } : {}), maxRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

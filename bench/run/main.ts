@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --sizes 10k,100k] [--inputs compact,sdk,real] [--repeat N] [--data DIR]
  *   [--threads N] [--memory-limit 1GB] [--methods load,reanalyze,reanalyze-groups,reanalyze-phases,load-memory,extract,script,compare,export]
- *   [--append] [--delete-runs] [--results FILE]`
+ *   [--delete-runs] [--results FILE]`
  * Generates (or reuses) the bench runs of each input (generateCache.ts) and times, side by side and
  * each in its own process: (a) Phasewise first load + analysis into a fresh DuckDB file,
  * (b) re-analysis of that file with another contract (also with --group-by model,route; (b′) with another
@@ -9,7 +9,9 @@
  * bare extraction of the same fields, (d) the straightforward Node script. With --repeat N the
  * methods run N times in turn (a b b′ c d a b b′ c d …) and the table gives medians. Asserts that
  * (a), (b), (b′) and (d) give the envelope p95 of expected.json, prints the table and writes
- * bench/RESULTS.md. Exit 1 when an envelope disagrees or a method failed.
+ * bench/RESULTS.md: this machine's section, the sizes and inputs measured now replacing the earlier
+ * ones (results.ts mergeResults), with wall and CPU seconds per stage (stageClock.ts). Exit 1 when an
+ * envelope disagrees or a method failed.
  * `compare` and `export` (compareExport.ts) time the built CLI on the input's loaded database: compare
  * against a degraded-pool run of the same preset (target ≤ 2 s at 100k), export of its pairs to
  * Parquet; with only these methods no run files are generated or read (the databases must exist).
@@ -26,7 +28,7 @@ import type { EditorLoopResult } from './editorLoop';
 import { DEFAULT_MEMORY_LIMIT } from '../../src/core/store/duckStore';
 import { ensureRun, INPUTS, SIZES, type Input, type Size } from './generateCache';
 import { compareExportLines, measureCompareExport, type CliTiming } from './compareExport';
-import { loadAverage, machineLines, ratioLine, resultsMarkdown, table, type Measurement, type SizeSummary } from './results';
+import { loadAverage, machineKey, machineLines, mergeResults, ratioLine, stageTable, table, type Measurement, type SizeSummary } from './results';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const OUT_BENCH = path.join(REPO, 'out', 'bench');
@@ -44,8 +46,6 @@ interface BenchArgs {
   threads: number;
   memoryLimit: string;
   results: string;
-  /** Append this invocation as its own section of the results file (e.g. the 1M run) instead of rewriting it. */
-  append: boolean;
   /** Delete each input's run and database once it has been measured (the 1M inputs are ≈ 9 GB each). */
   deleteRuns: boolean;
 }
@@ -62,7 +62,6 @@ function parseBenchArgs(argv: string[]): BenchArgs {
     // Keeps DuckDB + Node under the 2 GB peak RSS target; larger states spill to temp_directory.
     memoryLimit: DEFAULT_MEMORY_LIMIT,
     results: path.join(REPO, 'bench', 'RESULTS.md'),
-    append: false,
     deleteRuns: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -95,8 +94,6 @@ function parseBenchArgs(argv: string[]): BenchArgs {
     } else if (argv[i] === '--memory-limit') {
       args.memoryLimit = value;
       i++;
-    } else if (argv[i] === '--append') {
-      args.append = true;
     } else if (argv[i] === '--delete-runs') {
       args.deleteRuns = true;
     } else if (argv[i] === '--results') {
@@ -192,7 +189,7 @@ async function benchInput(size: Size, input: Input, a: BenchArgs): Promise<SizeS
     for (const f of [dir, db, `${db}.wal`]) rmSync(f, { recursive: true, force: true });
     log(`${size} ${input}: deleted ${dir} and its database (--delete-runs)`);
   }
-  return { size, input, inputBytes, rows, envelope: { ...envelope, ok, note } };
+  return { measuredAt: new Date().toISOString(), size, input, inputBytes, rows, envelope: { ...envelope, ok, note } };
 }
 
 /** The extension host's event loop while the editor opens a run and reads its views, per size (editorLoop.ts, worker mode). */
@@ -264,19 +261,10 @@ function duckdbVersion(): string {
   }
 }
 
-/**
- * Writes the results file, or with --append replaces this invocation's section (a previous one of the
- * same command included) at the end of the existing file, keeping the rest.
- */
-function writeResults(a: BenchArgs, text: string): void {
-  if (!a.append || !existsSync(a.results)) {
-    writeFileSync(a.results, text);
-    return;
-  }
-  const heading = text.split('\n')[0];
-  const existing = readFileSync(a.results, 'utf8');
-  const at = existing.indexOf(`\n${heading}\n`);
-  writeFileSync(a.results, `${(at >= 0 ? existing.slice(0, at) : existing).trimEnd()}\n\n${text}`);
+/** Writes the results file with this machine's section merged (results.ts mergeResults). */
+function writeResults(a: BenchArgs, summaries: SizeSummary[], machine: string[], editor: string[], command: string): void {
+  const existing = existsSync(a.results) ? readFileSync(a.results, 'utf8') : undefined;
+  writeFileSync(a.results, mergeResults(existing, { key: machineKey(), machine, commands: [command], summaries, editor }));
 }
 
 /** compare and export on every size and input's loaded database, `repeat` rounds in turn. */
@@ -308,7 +296,8 @@ async function main(): Promise<void> {
   log(`phasewise bench: sizes ${a.sizes.join(', ')}; inputs ${a.inputs.join(', ')}; ${a.repeat} run(s) each; DuckDB threads ${a.threads}, memory_limit ${a.memoryLimit}; data in ${a.data}`);
   const summaries: SizeSummary[] = [];
   const machine = machineLines(duckdbVersion());
-  const command = `npm run bench -- --sizes ${a.sizes.join(',')} --inputs ${a.inputs.join(',')}${a.repeat > 1 ? ` --repeat ${a.repeat}` : ''}${a.append ? ' --append' : ''}${a.deleteRuns ? ' --delete-runs' : ''}`;
+  const methods = process.argv.includes('--methods') ? ` --methods ${a.methods.join(',')}` : '';
+  const command = `npm run bench -- --sizes ${a.sizes.join(',')} --inputs ${a.inputs.join(',')}${a.repeat > 1 ? ` --repeat ${a.repeat}` : ''}${methods}${a.deleteRuns ? ' --delete-runs' : ''}`;
   const cliMethods = a.methods.filter((m) => CLI_METHODS.includes(m));
   a.methods = a.methods.filter((m) => !CLI_METHODS.includes(m));
   for (const size of a.sizes) {
@@ -316,16 +305,17 @@ async function main(): Promise<void> {
       if (a.methods.length === 0) continue;
       summaries.push(await benchInput(size, input, a));
       // Written after each input so that a long 1M run leaves the smaller results behind.
-      writeResults(a, resultsMarkdown(summaries, machine, ['(editor figures follow at the end of the run)', ...failures], command, a.append));
+      writeResults(a, summaries, machine, [], command);
     }
   }
   const cli = await cliFigures(cliMethods, a);
   const editorLines = a.methods.length === 0 ? [] : a.inputs.includes('sdk') ? await editorFigures(a.sizes, a.data) : ['- (editor figures are measured on the SDK input)'];
   const editor = [...cli, ...editorLines, ...failures.map((f) => `- FAILED: ${f}`)];
   log('');
-  for (const line of [...machine, '', ...table(summaries), '', ...summaries.map((s) => `${s.size} ${s.input}: ${ratioLine(s)}`), '', ...editor]) log(line);
+  const stages = ['load', 'load-memory', 'reanalyze', 'reanalyze-phases'].flatMap((m) => stageTable(summaries, m).map((l, i) => (i === 0 ? `${m}: ${l}` : l)));
+  for (const line of [...machine, '', ...table(summaries), '', ...summaries.map((s) => `${s.size} ${s.input}: ${ratioLine(s)}`), '', ...stages, '', ...editor]) log(line);
   for (const s of summaries) log(`${s.size} ${s.input}: envelope p95 ${s.envelope.ok ? 'OK' : 'MISMATCH'}: ${s.envelope.note}`);
-  writeResults(a, resultsMarkdown(summaries, machine, editor, command, a.append));
+  writeResults(a, summaries, machine, editor, command);
   log(`wrote ${path.relative(REPO, a.results)}`);
   if (summaries.some((s) => !s.envelope.ok) || failures.length > 0) {
     process.stderr.write('envelope p95 mismatch between methods, or a method failed (see above)\n');

@@ -7,7 +7,9 @@
  * (b) another contract, (b, groups) the same with --group-by model,route, and (b′) another phase
  * mapping, in that order, each in its own process (reanalysisChild.ts). Prints medians of wall, CPU
  * seconds and statements per build and mode, with the load average, as a Markdown table; with
- * --results, also writes it as the file's RESULTS_SECTION section (replacing an earlier one).
+ * --results, also writes it as the file's RESULTS_SECTION section (replacing an earlier one): a
+ * comparison of two builds for a commit body, which the next `npm run bench` drops (RESULTS.md keeps
+ * one current section per machine, results.ts mergeResults).
  */
 import { execFile } from 'child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'fs';

@@ -87,10 +87,16 @@ describe('run worker', function () {
   it('opens samples/ with a contract: the same verdict, join and figures as analyzeFiles, then reuses the database', async () => {
     const inputs = { run: [k6], spans: [spans], contract: steady };
     const files: string[] = [];
-    const first = await client.job(P.OpenRun, { dir, inputs, settings, base: null }, (e) => e.file !== null && files.push(e.file));
+    const analysing: string[] = [];
+    const first = await client.job(P.OpenRun, { dir, inputs, settings, base: null }, (e) => {
+      if (e.file !== null) files.push(e.file);
+      if (e.message.startsWith('analysing')) analysing.push(e.message);
+    });
     const local = await analyzeFiles({ run: [k6], spans: [spans], contract: steady });
     assert.strictEqual(first.reused, false);
     assert.deepStrictEqual(files, [k6, spans]);
+    // The report's parts as they come: the verdict, join and owners first, then each later section.
+    assert.deepStrictEqual(analysing, ['analysing', ...['verdict, join coverage and owners of the p95', 'groups', 'window series and diagnoses', 'join bias', 'user-observed figures', 'provenance', 'stages'].map((p) => `analysing: ${p} ready`)]);
     assert.deepStrictEqual(first.summary.verdict, local.verdict);
     assert.deepStrictEqual(first.summary.join.matched, local.join.matched);
     assert.strictEqual(first.summary.join.coverage, local.join.coverage);

@@ -2,6 +2,7 @@ import { stat } from 'fs/promises';
 import * as path from 'path';
 import { InputError, OutOfMemoryError } from '../errors';
 import type { QueryRunner } from '../store/duckStore';
+import { enterStage } from '../store/stage';
 import { readJaeger } from './spans/jaeger';
 import { readK6Csv } from './client/k6Csv';
 import { readK6Json } from './client/k6Json';
@@ -54,6 +55,7 @@ export async function loadFiles(store: QueryRunner, files: readonly string[], op
   for (const file of files) {
     const abs = path.resolve(file);
     const sniff = await sniffFile(abs);
+    enterStage(store, sniff.side === 'server' ? 'read spans' : 'read client');
     if (options.expectSide === 'server' && sniff.side !== 'server') {
       throw new InputError(abs, undefined, 'a span export (OTLP JSON, Jaeger JSON or Zipkin v2 JSON) for --spans', `${sniff.format}`);
     }

@@ -19,6 +19,12 @@ export interface QueryRunner {
    * has none. Optional: runners without it run plainly.
    */
   runWithProgress?(sql: string, params: Params | undefined, onFraction: (fraction: number | undefined) => void): Promise<void>;
+  /**
+   * The work that follows belongs to the named stage (read client, index, per-request table, a report
+   * section…) until the next call: a timing runner (the bench) charges CPU and wall time to it, so a
+   * regression shows in the stage that caused it. Optional: stores ignore it (store/stage.ts).
+   */
+  stage?(name: string): void;
 }
 
 /** How often a running statement's progress is read (DuckDB updates a JSON scan's estimate per ≈ 10 MB buffer). */

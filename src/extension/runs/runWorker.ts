@@ -146,13 +146,18 @@ handle(P.OpenRun, ({ job, dir, inputs, settings, base }) =>
     const t1 = performance.now();
     const { analysis, summary } = await runs.withStore(run, memoryOf(settings), async (store) => {
       j.attach(store, run);
-      return analyse(store, inputs.contract, resolved);
+      return analyse(store, inputs.contract, resolved, undefined, analysisProgress(job));
     });
     j.check();
     run.analysis = analysis;
     return { key, fingerprints, summary, reused, load_ms: loadMs, analyze_ms: performance.now() - t1 };
   }),
 );
+
+/** The analysis's parts as progress messages of job `job` (the run notification shows each as it comes). */
+function analysisProgress(job: number): (message: string) => void {
+  return (message) => endpoint.notify(P.Progress, { job, message, fraction: null, file: null, bytes: null, total_bytes: null });
+}
 
 handle(P.Analyze, ({ job, key, dir, contract, settings }) =>
   jobs.run(job, async (j) => {
@@ -165,7 +170,7 @@ handle(P.Analyze, ({ job, key, dir, contract, settings }) =>
     const t0 = performance.now();
     const { analysis, summary } = await runs.withStore(run, memoryOf(settings), async (store) => {
       j.attach(store, run);
-      return analyse(store, contract, resolved);
+      return analyse(store, contract, resolved, undefined, analysisProgress(job));
     });
     j.check();
     run.analysis = analysis;

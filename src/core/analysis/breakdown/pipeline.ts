@@ -17,6 +17,7 @@ import type { AnalysisOptions } from '../options';
 import type { QueryRunner } from '../../store/duckStore';
 import { unordered } from '../../store/insertOrder';
 import { exec } from '../sql/statement';
+import { enterStage } from '../../store/stage';
 import { resetFigureCache } from '../figures/figureCache';
 import { recordJoinKey } from '../joinKeyRecord';
 import { phaseColumns, phaseMaskSql, type PhaseColumn } from './phaseSelect';
@@ -48,6 +49,8 @@ interface StepContext {
 interface Step {
   /** The relations the step writes, in catalog order. */
   outputs: readonly string[];
+  /** The stage its time is charged to (store/stage.ts): several steps share one. */
+  stage: 'index' | 'phases' | 'roots' | 'per-request table' | 'group dimensions';
   build(ctx: StepContext): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ interface Step {
 export const STEPS: readonly Step[] = [
   {
     outputs: ['trace_index', 'span_index', 'top_index', 'event_index', 'client_index', 'span_index_counts'],
+    stage: 'index',
     // When the phases are rebuilt too (always, on a first analysis), the index's one scan of the span
     // attributes also computes the phase mask and the attribute-cache columns of the selectors' keys.
     build: async (ctx) => {
@@ -64,6 +68,7 @@ export const STEPS: readonly Step[] = [
   },
   {
     outputs: ['span_attr_keys', 'span_attr_cache'],
+    stage: 'index',
     // Keyed by node and key number, never read in row order: written unordered (store/insertOrder.ts), as below.
     build: (ctx) =>
       unordered(ctx.store, async () => {
@@ -73,24 +78,25 @@ export const STEPS: readonly Step[] = [
   },
   {
     outputs: ['span_phase'],
+    stage: 'phases',
     build: (ctx) => unordered(ctx.store, () => (ctx.scan?.phaseMask === true ? buildSpanPhasesFromLinks(ctx.store) : buildSpanPhases(ctx.store, ctx.options))),
   },
-  { outputs: ['trace_roots'], build: (ctx) => unordered(ctx.store, () => buildTraceRoots(ctx.store, ctx.options)) },
-  { outputs: ['root_tree'], build: (ctx) => unordered(ctx.store, () => buildRootTree(ctx.store)) },
+  { outputs: ['trace_roots'], stage: 'roots', build: (ctx) => unordered(ctx.store, () => buildTraceRoots(ctx.store, ctx.options)) },
+  { outputs: ['root_tree'], stage: 'roots', build: (ctx) => unordered(ctx.store, () => buildRootTree(ctx.store)) },
   // Both written in root order: root_breakdown joins them, and a table kept from an earlier analysis
   // must meet a rebuilt one in the order a fresh analysis gives (the server table's means are summed
   // in row order, and would differ from a fresh analysis's in the last digits).
-  { outputs: ['root_figures'], build: (ctx) => buildRootFigures(ctx.store, ctx.options) },
-  { outputs: ['root_phase_figures'], build: (ctx) => buildRootPhaseFigures(ctx.store, ctx.phases, ctx.options) },
-  { outputs: ['root_breakdown'], build: (ctx) => buildRootBreakdownView(ctx.store, ctx.phases) },
+  { outputs: ['root_figures'], stage: 'roots', build: (ctx) => buildRootFigures(ctx.store, ctx.options) },
+  { outputs: ['root_phase_figures'], stage: 'roots', build: (ctx) => buildRootPhaseFigures(ctx.store, ctx.phases, ctx.options) },
+  { outputs: ['root_breakdown'], stage: 'roots', build: (ctx) => buildRootBreakdownView(ctx.store, ctx.phases) },
   // request_figures and request_phase_figures are read beside client_requests by position: written in loaded order.
-  { outputs: ['request_figures'], build: (ctx) => buildRequestFigures(ctx.store) },
-  { outputs: ['request_phase_figures'], build: (ctx) => buildRequestPhaseFigures(ctx.store, ctx.phases) },
-  { outputs: ['request_breakdown'], build: (ctx) => buildRequestBreakdownView(ctx.store, ctx.options.joinKey) },
-  { outputs: ['breakdown_figures'], build: (ctx) => resetFigureCache(ctx.store) },
+  { outputs: ['request_figures'], stage: 'per-request table', build: (ctx) => buildRequestFigures(ctx.store) },
+  { outputs: ['request_phase_figures'], stage: 'per-request table', build: (ctx) => buildRequestPhaseFigures(ctx.store, ctx.phases) },
+  { outputs: ['request_breakdown'], stage: 'per-request table', build: (ctx) => buildRequestBreakdownView(ctx.store, ctx.options.joinKey) },
+  { outputs: ['breakdown_figures'], stage: 'per-request table', build: (ctx) => resetFigureCache(ctx.store) },
   // request_dimensions is read beside client_requests by position: written in loaded order.
-  { outputs: ['request_dimensions'], build: (ctx) => buildRequestDimensions(ctx.store) },
-  { outputs: ['request_groups'], build: (ctx) => buildRequestGroups(ctx.store) },
+  { outputs: ['request_dimensions'], stage: 'group dimensions', build: (ctx) => buildRequestDimensions(ctx.store) },
+  { outputs: ['request_groups'], stage: 'group dimensions', build: (ctx) => buildRequestGroups(ctx.store) },
 ];
 
 /**
@@ -135,12 +141,20 @@ export async function breakdownStamps(store: QueryRunner, options: AnalysisOptio
   return (await planBreakdown(store, options)).stamps;
 }
 
+/** The steps only the group sections read (request_dimensions, request_groups): analyzeRun builds them after the report's first part. */
+const GROUP_STAGE: Step['stage'] = 'group dimensions';
+
 /**
  * Makes every derived relation current for these options: reads the stored stamps, rebuilds the stale
  * steps in order (forgetting their stamps first, recording them once built) and returns the stamps.
+ * `scope` 'per-request' stops before the group dimensions (the last steps, read only by the group
+ * sections): a later call with 'all' builds them, and finds the rest current.
  */
-export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions): Promise<BreakdownInfo> {
-  const { phases, columns, state, stamps, todo } = await planBreakdown(store, options);
+export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptions, scope: 'all' | 'per-request' = 'all'): Promise<BreakdownInfo> {
+  enterStage(store, 'catalog');
+  const plan = await planBreakdown(store, options);
+  const { phases, columns, state, stamps } = plan;
+  const todo = scope === 'all' ? plan.todo : plan.todo.filter((s) => s.stage !== GROUP_STAGE);
   await forgetStamps(store, todo.flatMap((s) => s.outputs));
   const ctx: StepContext = { store, options, phases, phasesStale: todo.some((s) => s.outputs.includes('span_phase')) };
   for (const step of todo) {
@@ -150,6 +164,7 @@ export async function ensureBreakdown(store: QueryRunner, options: AnalysisOptio
       const decl = RELATIONS.find((r) => r.name === name);
       if (stored !== undefined && stored.kind !== decl?.kind) await exec(store, `drop ${name}`, `DROP ${stored.kind === 'view' ? 'VIEW' : 'TABLE'} ${name}`);
     }
+    enterStage(store, step.stage);
     await step.build(ctx);
     await recordStamps(store, step.outputs.map((name) => [name, stamps.relation(name)]));
     // Which key the join used, readable (the stamps are hashes): later commands without --join-by reuse it.

@@ -9,6 +9,7 @@ import { PHASEWISE_VERSION } from '../../version';
 import { metricColumns, reportDefinitions } from '../catalog/metrics';
 import type { AnalysisOptions, GateSpec } from '../options';
 import { sqlIdentifier } from '../sql/params';
+import { enterStage } from '../../store/stage';
 import { readInputs, readK6Summaries, readLoadIssues } from './bookkeeping';
 import { cachedFigure, type FigureCache } from './figureCache';
 import { evaluateGates, gatherRunFigures, steadyWindowShort } from './gates';
@@ -19,7 +20,8 @@ import { splitEntries, type SplitFigures } from './splitTable';
 import { computeTail } from './tail';
 import { decideVerdict } from './verdict';
 import { computeWindows } from './windows';
-import { computeExtendedSections } from './extendedReport';
+import { computeExtendedSections, type ExtendedSections, type OnSection } from './extendedReport';
+import { jsonSafe } from './jsonSafe';
 
 /** What the join side produced for this analysis (analyze.ts). */
 export interface BreakdownParts {
@@ -49,6 +51,13 @@ async function splitTable(
   return entries[0]?.[1] ?? {};
 }
 
+/** A staged analysis's hooks (analyze.ts): the first part out, the group dimensions built, then each later section. */
+export interface ReportHooks {
+  /** With every section but the extended ones (JSON-safe), before those are computed. */
+  beforeExtended?: (figures: Partial<Report>) => Promise<void>;
+  onSection?: OnSection;
+}
+
 /**
  * Every Report section from the breakdown tables: metric tables (one SQL pass per population), ledger,
  * windows, tail and attribution, gates, verdict, bookkeeping. JSON-safe: no NaN, Infinity or bigint.
@@ -58,11 +67,13 @@ export async function buildReport(
   options: AnalysisOptions,
   gates: readonly GateSpec[],
   parts: BreakdownParts,
+  hooks: ReportHooks = {},
 ): Promise<Report> {
   const phaseColumns = parts.phaseColumns.map((c) => sqlIdentifier(c));
   const steady = steadyWindowOf(options);
 
   const cache = parts.cache;
+  enterStage(store, 'metric tables');
   const matchedAll = await splitTable(
     cache,
     { independent: 'matched_metrics', dependent: 'matched_phase_metrics' },
@@ -78,10 +89,14 @@ export async function buildReport(
   );
   const envelope = matchedAll[ENVELOPE_COLUMN] as EnvelopeSummary | undefined;
 
+  enterStage(store, 'ledger');
   const { ledger, notes: ledgerNotes } = await cachedFigure<LedgerResult>(cache, 'ledger', () => computeLedger(store));
+  enterStage(store, 'windows');
   const windows = await computeWindows(store, options.windowSizeMs, steady);
+  enterStage(store, 'tail');
   const { tail, attribution: tailAttribution } = await computeTail(store, options, gates, phaseColumns, matchedAll.client_total_ms);
 
+  enterStage(store, 'gates and verdict');
   const figures = await gatherRunFigures(store, gates, {
     phaseColumns,
     ledger,
@@ -134,7 +149,8 @@ export async function buildReport(
     warnings.push('no request was sent inside the declared steady window: check steady start/end against the run offsets.');
   }
 
-  const report: Report = {
+  enterStage(store, 'inputs and load issues');
+  const firstPart: Omit<Report, keyof ExtendedSections> = {
     phasewise_version: PHASEWISE_VERSION,
     inputs: await readInputs(store),
     load_issues: await readLoadIssues(store),
@@ -152,26 +168,10 @@ export async function buildReport(
     k6_summaries: await readK6Summaries(store),
     definitions: reportDefinitions(options),
     warnings,
-    ...(await computeExtendedSections(store, options, gates, phaseColumns, cache)),
   };
+  await hooks.beforeExtended?.(jsonSafe(firstPart));
+  const report: Report = { ...firstPart, ...(await computeExtendedSections(store, options, gates, phaseColumns, cache, hooks.onSection)) };
   return jsonSafe(report);
 }
 
-/** The report is the `--format json` output: NaN/Infinity become null and bigints numbers (or strings). */
-export function jsonSafe<T>(value: T): T {
-  return sanitize(value) as T;
-}
-
-function sanitize(value: unknown): unknown {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'bigint') {
-    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
-  }
-  if (Array.isArray(value)) return value.map(sanitize);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = sanitize(v);
-    return out;
-  }
-  return value;
-}
+export { jsonSafe } from './jsonSafe';

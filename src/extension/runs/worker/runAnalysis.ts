@@ -3,7 +3,7 @@
  * then the user's settings (window size, phase mapping, slow-trace count), then the run's load
  * contract, which is the frozen claim of the run and so wins for everything it declares.
  */
-import { analyzeRun } from '../../../core/analysis/analyze';
+import { analyzeRun, REPORT_PART_LABELS } from '../../../core/analysis/analyze';
 import { DEFAULT_PHASES, type AnalysisOptions, type GateSpec } from '../../../core/analysis/options';
 import { parseDuration } from '../../../core/contract/parse/durations';
 import { InputError } from '../../../core/errors';
@@ -36,8 +36,12 @@ function windowSizeMs(text: string): number {
   return d.ms;
 }
 
-export async function analyse(store: QueryRunner, contract: string | null, resolved: ResolvedOptions, title?: string): Promise<{ analysis: RunAnalysis; summary: RunSummary }> {
-  const report = await analyzeRun(store, resolved.options, resolved.gates);
+/**
+ * Analyses the run; `progress` hears each part of the report as it is ready (the verdict, join and
+ * owners of the p95 first, then each later section: analyze.ts ReportPart).
+ */
+export async function analyse(store: QueryRunner, contract: string | null, resolved: ResolvedOptions, title?: string, progress?: (message: string) => void): Promise<{ analysis: RunAnalysis; summary: RunSummary }> {
+  const report = await analyzeRun(store, resolved.options, resolved.gates, (p) => progress?.(`analysing: ${REPORT_PART_LABELS[p.part]} ready`));
   const analysis: RunAnalysis = { options: resolved.options, gates: resolved.gates, contract, report };
   const summary = summarizeReport(report, {
     phases: resolved.options.phases.map((p) => p.name),
