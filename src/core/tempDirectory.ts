@@ -94,6 +94,12 @@ export function sweepStale(base = os.tmpdir()): void {
   for (const name of names) {
     const m = PROCESS_DIRECTORY.exec(name);
     if (!m || m[1] !== host || processAlive(Number(m[2]))) continue;
-    rmSync(path.join(base, name), { recursive: true, force: true });
+    // Another user's leftover cannot be removed by this one (a sticky /tmp): it stays, and this process
+    // goes on (a throw here failed an unrelated read-only query as "a file DuckDB cannot open").
+    try {
+      rmSync(path.join(base, name), { recursive: true, force: true });
+    } catch {
+      continue;
+    }
   }
 }

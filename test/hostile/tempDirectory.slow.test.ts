@@ -6,12 +6,12 @@
  */
 import { strict as assert } from 'assert';
 import { spawn, spawnSync } from 'child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_OPTIONS } from '../../bench/generate/options';
 import { generateRun } from '../../bench/generate/run';
-import { cliPath, type CliResult } from '../cli/runCli';
+import { cliPath, runsAsRoot, UNPRIVILEGED_ID, type CliResult } from '../cli/runCli';
 import { fixture } from '../helpers/paths';
 import { hostTag } from '../../src/core/tempDirectory';
 
@@ -125,5 +125,21 @@ describe('hostile temporary files: one directory per process (issue 31 item 14)'
     assert.equal(r.status, 4, r.stderr);
     assert.match(r.stderr, new RegExp(`^phasewise: ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: expected a folder for temporary files .*set TMPDIR.*, found no such folder`, 'm'));
     assert.doesNotMatch(r.stderr, /XXXXXX|internal error/);
+  });
+
+  it("another user's stale directory it cannot remove is left, and the command goes on", async function () {
+    if (!runsAsRoot()) this.skip();
+    chmodSync(dir, 0o755);
+    const tmp = mkdtempSync(path.join(dir, 'tmp-other-user-'));
+    chmodSync(tmp, 0o1777);
+    // Left by a process of root that is gone (a PID above the kernel's maximum is never alive).
+    const stale = path.join(tmp, `phasewise-${hostTag()}-4194305-abcdef`);
+    mkdirSync(path.join(stale, 'duckdb-1'), { recursive: true });
+    writeFileSync(path.join(stale, 'duckdb-1', 'spill.tmp'), 'x');
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
+    delete env.PHASEWISE_DEBUG;
+    const r = spawnSync(process.execPath, [cliPath, 'analyze', '--run', fixture('shared-samples/joined-otel-js/k6.ndjson'), '--format', 'json'], { cwd: tmp, env, uid: UNPRIVILEGED_ID, gid: UNPRIVILEGED_ID, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(existsSync(stale), 'root\'s directory was removed by another user');
   });
 });
