@@ -4,7 +4,7 @@
  * collapse and the find filter. No DOM here: the tree, the minimap and the bench read it.
  */
 import type { TraceModel } from '../../src/core/analysis/trace/types';
-import { childrenByEnd, computeCriticalPath, type CriticalPath } from '../../src/core/analysis/trace/criticalPath';
+import { childrenOf, computeCriticalPath, type CriticalPath } from '../../src/core/analysis/trace/criticalPath';
 
 export class TraceIndex {
   readonly n: number;
@@ -60,7 +60,7 @@ export class TraceIndex {
     this.critical ??= computeCriticalPath(
       this.model.spans,
       0,
-      childrenByEnd(this.model.spans),
+      childrenOf(this.model.spans),
     );
     return this.critical;
   }

@@ -1,14 +1,20 @@
 /**
- * The critical path of a span tree: the chain of work the root's end waited on. Walking back from the
- * root's end, the child that finished last (before the cursor) is on the path for its visible part,
- * then the cursor moves to that child's start and the next child that finished before it is taken,
- * and so on; the gaps between are the parent's own time. A child is visible only inside its parent's
- * window on the path (a child that outlasts its parent, or overlaps a later sibling, is clipped), so
- * overlapping siblings never both claim the same instant and the segments tile the root exactly.
+ * The critical path of a span tree: the chain of work the root's end waited on (docs/metrics.md §3.4).
  *
- * Iterative (an explicit stack; no recursion, so a 10k-deep chain cannot overflow the call stack) and
- * O(n log n): children are sorted by end once, and each child is visited at most once per parent.
- * Pure: used by the waterfall webview and by tests.
+ * Walking back from the root's end with a cursor: the child that finished last at or before the
+ * cursor is on the path, whole; the stretch between its end and the cursor is the parent's own time;
+ * the walk goes down into that child, and the cursor moves to the child's start. A child still running
+ * at the cursor (it ends after it) is skipped, not clipped: nothing on the path waited for its end.
+ * A child that ends exactly at the cursor (when the next one starts) is on the path.
+ *
+ * Before the walk, a child is clipped to its parent's window (a child that starts before its parent or
+ * ends after it, clock skew across hosts or work that outlives the call, counts only inside it; one
+ * wholly outside is dropped), as Jaeger UI's sanitizeOverFlowingChildren does. Ties on the end: the
+ * child that started first (the longer one), then the earlier row.
+ *
+ * Iterative (an explicit stack, no recursion: a 100k-deep chain cannot overflow the call stack) and
+ * O(n log n): each span on the path sorts its children once. Pure: the waterfall webview, the HTML
+ * export and `reconcile --format json` all read this one implementation.
  */
 
 /** The fields the walk reads; times in ms on one axis (the trace model's start_ms/duration_ms). */
@@ -35,22 +41,27 @@ export interface CriticalPath {
   selfMs: Float64Array;
 }
 
-/** Children per span index, each list sorted by end descending (ties: later start first, then index). */
-export function childrenByEnd(spans: readonly PathSpan[]): Int32Array[] {
-  const lists: number[][] = spans.map(() => []);
-  spans.forEach((s, i) => {
-    const p = s.parent_index;
-    if (p !== null && p >= 0 && p < spans.length && p !== i) lists[p].push(i);
-  });
-  const end = (i: number): number => spans[i].start_ms + Math.max(0, spans[i].duration_ms);
-  return lists.map((l) => Int32Array.from(l.sort((a, b) => end(b) - end(a) || spans[b].start_ms - spans[a].start_ms || a - b)));
+/** Children per span index, in row order (parents out of range or pointing at themselves are ignored). */
+export function childrenOf(spans: readonly PathSpan[]): Int32Array[] {
+  const counts = new Int32Array(spans.length);
+  for (let i = 0; i < spans.length; i++) {
+    const p = spans[i].parent_index;
+    if (p !== null && p >= 0 && p < spans.length && p !== i) counts[p]++;
+  }
+  const lists = Array.from(counts, (c) => new Int32Array(c));
+  const fill = new Int32Array(spans.length);
+  for (let i = 0; i < spans.length; i++) {
+    const p = spans[i].parent_index;
+    if (p !== null && p >= 0 && p < spans.length && p !== i) lists[p][fill[p]++] = i;
+  }
+  return lists;
 }
 
 /**
  * The critical path below `rootIndex` (default: the first span). `children` may be passed when the
  * caller keeps it (the webview computes it once per trace).
  */
-export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, children: Int32Array[] = childrenByEnd(spans)): CriticalPath {
+export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, children: Int32Array[] = childrenOf(spans)): CriticalPath {
   const onPath = new Uint8Array(spans.length);
   const selfMs = new Float64Array(spans.length);
   const segments: PathSegment[] = [];
@@ -63,26 +74,27 @@ export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, c
     selfMs[index] += to - from;
   };
   const root = spans[rootIndex];
-  // Each entry: a span and the window of it that lies on the path.
+  // Each entry: a span on the path and its window (its times clipped to its parent's window).
   const stack: { index: number; from: number; to: number }[] = [{ index: rootIndex, from: root.start_ms, to: root.start_ms + Math.max(0, root.duration_ms) }];
   seen[rootIndex] = 1;
   while (stack.length > 0) {
     const { index, from, to } = stack.pop() as { index: number; from: number; to: number };
-    let cursor = to;
+    const kids: { c: number; a: number; b: number }[] = [];
     for (const c of children[index]) {
+      if (seen[c]) continue;
+      const a = Math.max(spans[c].start_ms, from);
+      const b = Math.min(spans[c].start_ms + Math.max(0, spans[c].duration_ms), to);
+      if (b > a) kids.push({ c, a, b });
+    }
+    kids.sort((x, y) => y.b - x.b || x.a - y.a || x.c - y.c);
+    let cursor = to;
+    for (const k of kids) {
+      if (k.b > cursor) continue; // still running when the path moved on: nothing waited for its end
+      add(index, k.b, cursor);
+      seen[k.c] = 1;
+      stack.push({ index: k.c, from: k.a, to: k.b });
+      cursor = k.a;
       if (cursor <= from) break;
-      const cs = spans[c].start_ms;
-      const ce = cs + Math.max(0, spans[c].duration_ms);
-      // A child that ends after the cursor overlaps the one already taken (or outlasts the parent):
-      // only its part before the cursor can be on the path. One that starts at or after it cannot.
-      if (cs >= cursor || ce <= from || seen[c]) continue;
-      const childTo = Math.min(ce, cursor);
-      const childFrom = Math.max(cs, from);
-      if (childTo <= childFrom) continue;
-      add(index, childTo, cursor);
-      seen[c] = 1;
-      stack.push({ index: c, from: childFrom, to: childTo });
-      cursor = childFrom;
     }
     add(index, from, cursor);
   }
