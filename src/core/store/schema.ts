@@ -6,11 +6,12 @@ import { PHASEWISE_VERSION } from '../version';
  * it (it is someone else's data) or with a newer schema_version (a newer Phasewise wrote it).
  * This versions the loaded tables below; the derived tables of the analysis keep their own stamps.
  * History: 1, the first marked schema (the tables below, with load_skips); 2, source_provenance and
- * client_requests.region/priority (a version-1 database gains them on its first writable open).
+ * client_requests.region/priority (a version-1 database gains them on its first writable open); 3,
+ * spans.follows_from (an earlier version's database gains it the same way).
  */
 export const MARKER_TABLE = 'phasewise_store';
 export const STORE_NAME = 'phasewise-run';
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
 
 /** load_state: 'empty' (new), 'loading' (a load began and did not end), 'complete'. */
 const MARKER_SQL = `CREATE TABLE ${MARKER_TABLE} (
@@ -129,8 +130,9 @@ CREATE TABLE IF NOT EXISTS spans (
   status VARCHAR,                   -- UNSET | OK | ERROR
   attributes MAP(VARCHAR, VARCHAR), -- Jaeger/Zipkin tags, values as strings (NULL for OTLP spans)
   events STRUCT(name VARCHAR, time_ns BIGINT)[], -- the span's events as loaded; span_events is the table to query
-  otlp_attributes VARCHAR           -- OTLP spans: the KeyValue list as JSON text, typed on demand.
+  otlp_attributes VARCHAR,          -- OTLP spans: the KeyValue list as JSON text, typed on demand.
                                     -- Read attributes only through spanAttributes.ts (either column).
+  follows_from BOOLEAN              -- true: the parent is a Jaeger FOLLOWS_FROM reference (asynchronous); else NULL
 );
 
 CREATE TABLE IF NOT EXISTS span_events (
@@ -169,6 +171,8 @@ const LEGACY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   // The group dimensions (schema version 2): NULL for the requests loaded before.
   ['client_requests', 'region VARCHAR'],
   ['client_requests', 'priority VARCHAR'],
+  // Asynchronous parents (schema version 3): NULL for the spans loaded before.
+  ['spans', 'follows_from BOOLEAN'],
 ];
 
 /**

@@ -10,7 +10,8 @@
  * Before the walk, a child is clipped to its parent's window (a child that starts before its parent or
  * ends after it, clock skew across hosts or work that outlives the call, counts only inside it; one
  * wholly outside is dropped), as Jaeger UI's sanitizeOverFlowingChildren does. Ties on the end: the
- * child that started first (the longer one), then the earlier row.
+ * child that started first (the longer one), then the earlier row. Asynchronous children (a CONSUMER
+ * under a PRODUCER, a FOLLOWS_FROM reference; isAsyncChild) and their subtrees are never walked.
  *
  * Iterative (an explicit stack, no recursion: a 100k-deep chain cannot overflow the call stack) and
  * O(n log n): each span on the path sorts its children once. Pure: the waterfall webview, the HTML
@@ -23,6 +24,21 @@ export interface PathSpan {
   parent_index: number | null;
   start_ms: number;
   duration_ms: number;
+  /** SERVER, CLIENT, PRODUCER, CONSUMER, …: a CONSUMER under a PRODUCER is asynchronous. */
+  kind?: string;
+  /** The parent is a FOLLOWS_FROM reference (Jaeger): asynchronous. */
+  follows_from?: boolean;
+}
+
+/**
+ * The span at `index` is asynchronous work of its parent: a producer does not wait for its consumer,
+ * nor a span for one that merely follows from it (docs/metrics.md §3.4).
+ */
+export function isAsyncChild(spans: readonly PathSpan[], index: number): boolean {
+  const s = spans[index];
+  if (s.follows_from === true) return true;
+  const p = s.parent_index;
+  return s.kind === 'CONSUMER' && p !== null && spans[p]?.kind === 'PRODUCER';
 }
 
 /** A stretch of time on the critical path spent in the span at `index` (not in any of its children). */
@@ -81,7 +97,7 @@ export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, c
     const { index, from, to } = stack.pop() as { index: number; from: number; to: number };
     const kids: { c: number; a: number; b: number }[] = [];
     for (const c of children[index]) {
-      if (seen[c]) continue;
+      if (seen[c] || isAsyncChild(spans, c)) continue;
       const a = Math.max(spans[c].start_ms, from);
       const b = Math.min(spans[c].start_ms + Math.max(0, spans[c].duration_ms), to);
       if (b > a) kids.push({ c, a, b });

@@ -18,7 +18,8 @@ export const SPAN_STAGE_COLUMNS = `(
   status VARCHAR,
   attributes MAP(VARCHAR, VARCHAR),
   events STRUCT(name VARCHAR, time_ns BIGINT)[],
-  otlp_attributes VARCHAR
+  otlp_attributes VARCHAR,
+  follows_from BOOLEAN
 )`;
 
 /**

@@ -174,7 +174,7 @@ export async function publishStage(ctx: ReaderContext, table: string, s: StageCh
   await ctx.store.run(
     `INSERT INTO spans
      SELECT $1, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
-            (end_ns - start_ns) / 1e6, status, attributes, events, otlp_attributes
+            (end_ns - start_ns) / 1e6, status, attributes, events, otlp_attributes, follows_from
      FROM ${source} WHERE ${hasIds}`,
     [ctx.sourceId],
   );

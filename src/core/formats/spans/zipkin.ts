@@ -44,7 +44,7 @@ const STAGE_SQL = `
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', true)}, tags,
          list_transform(coalesce(s.annotations, []), lambda a: {name: a.value, time_ns: ${microsToNanosSql('a.timestamp')}}),
-         NULL
+         NULL, NULL
   FROM t`;
 
 export async function readZipkin(ctx: ReaderContext): Promise<ReaderResult> {

@@ -40,10 +40,15 @@ function randomTree(rng: Prng, n: number): PathSpan[] {
 }
 
 /** [name, start, end] per span; the first is the root; parents by name. */
-type Row = [string, string | null, number, number];
+type Row = [string, string | null, number, number, string?];
 function tree(rows: readonly Row[]): PathSpan[] {
   const at = new Map(rows.map((r, i) => [r[0], i]));
-  return rows.map(([, parent, start, end]) => ({ parent_index: parent === null ? null : (at.get(parent) as number), start_ms: start, duration_ms: end - start }));
+  return rows.map(([, parent, start, end, kind]) => ({
+    parent_index: parent === null ? null : (at.get(parent) as number),
+    start_ms: start,
+    duration_ms: end - start,
+    ...(kind === 'FOLLOWS_FROM' ? { follows_from: true } : kind !== undefined ? { kind } : {}),
+  }));
 }
 function pathOf(rows: readonly Row[]): [string, number, number][] {
   return computeCriticalPath(tree(rows)).segments.map((s) => [rows[s.index][0], s.start_ms, s.end_ms]);
@@ -111,6 +116,29 @@ describe('critical path: the chain of work the root end waited on (docs/metrics.
       rows: [['X', null, 0, 50], ['L', 'X', 60, 90]],
       expected: [['X', 0, 50]],
     },
+    {
+      // G [0───────────────────100]
+      //   P PRODUCER [10──30]
+      //     C CONSUMER   [25────────────90]   (the consumer's own work; P does not wait for it)
+      //   W [40──60]
+      name: 'a CONSUMER under a PRODUCER is asynchronous: not on the path, nor is its subtree',
+      rows: [['G', null, 0, 100], ['P', 'G', 10, 30, 'PRODUCER'], ['C', 'P', 25, 90, 'CONSUMER'], ['D', 'C', 30, 80], ['W', 'G', 40, 60]],
+      expected: [['G', 0, 10], ['P', 10, 30], ['G', 30, 40], ['W', 40, 60], ['G', 60, 100]],
+    },
+    {
+      // X [0──────────────100]
+      //   F [20──────────────90]   parent by FOLLOWS_FROM only
+      //   A [10──50]
+      name: 'a span that only follows from its parent (Jaeger FOLLOWS_FROM) is not on the path',
+      rows: [['X', null, 0, 100], ['F', 'X', 20, 90, 'FOLLOWS_FROM'], ['A', 'X', 10, 50]],
+      expected: [['X', 0, 10], ['A', 10, 50], ['X', 50, 100]],
+    },
+    {
+      // A CONSUMER under a non-PRODUCER (a poll under a handler) is ordinary blocking work.
+      name: 'a CONSUMER under a span that is not a PRODUCER is on the path',
+      rows: [['X', null, 0, 100, 'SERVER'], ['C', 'X', 20, 70, 'CONSUMER']],
+      expected: [['X', 0, 20], ['C', 20, 70], ['X', 70, 100]],
+    },
   ];
   for (const c of table) {
     it(c.name, () => {
@@ -164,8 +192,7 @@ describe("critical path: Jaeger UI's test cases (test/fixtures/trace/jaeger-ui-c
   const file = path.join(__dirname, '../../../../../test/fixtures/trace/jaeger-ui-critical-path.json');
   const cases = (JSON.parse(fs.readFileSync(file, 'utf8')) as { cases: JaegerCase[] }).cases;
   it('holds all nine cases', () => assert.strictEqual(cases.length, 9));
-  // test5 (a CONSUMER under a PRODUCER by FOLLOWS_FROM) needs the asynchronous-child rule.
-  for (const c of cases.filter((x) => x.name !== 'test5')) {
+  for (const c of cases) {
     it(`${c.name}: the same sections as Jaeger UI`, () => {
       const at = new Map(c.spans.map((s, i) => [s.id, i]));
       const spans: PathSpan[] = c.spans.map((s) => ({
