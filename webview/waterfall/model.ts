@@ -61,6 +61,7 @@ export class TraceIndex {
       this.model.spans,
       0,
       childrenOf(this.model.spans),
+      this.model.granularity_ms ?? 0,
     );
     return this.critical;
   }

@@ -28,6 +28,11 @@ export interface PathSpan {
   kind?: string;
   /** The parent is a FOLLOWS_FROM reference (Jaeger): asynchronous. */
   follows_from?: boolean;
+  /**
+   * A second observer's copy of its parent row's span (Zipkin shared spans): the same work, never a
+   * child on the path (it would compete with the span's real children).
+   */
+  shared_copy?: boolean;
 }
 
 /**
@@ -75,9 +80,12 @@ export function childrenOf(spans: readonly PathSpan[]): Int32Array[] {
 
 /**
  * The critical path below `rootIndex` (default: the first span). `children` may be passed when the
- * caller keeps it (the webview computes it once per trace).
+ * caller keeps it (the webview computes it once per trace). `toleranceMs` is the timestamps'
+ * resolution (the analysis option timestampGranularityMs): a child that ends no more than that after
+ * the cursor ends at it as far as the clock can tell (OTel JS truncates starts to the ms, so the next
+ * span may seem to start before this one ended), and is taken, cut at the cursor.
  */
-export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, children: Int32Array[] = childrenOf(spans)): CriticalPath {
+export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, children: Int32Array[] = childrenOf(spans), toleranceMs = 0): CriticalPath {
   const onPath = new Uint8Array(spans.length);
   const selfMs = new Float64Array(spans.length);
   const segments: PathSegment[] = [];
@@ -97,7 +105,7 @@ export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, c
     const { index, from, to } = stack.pop() as { index: number; from: number; to: number };
     const kids: { c: number; a: number; b: number }[] = [];
     for (const c of children[index]) {
-      if (seen[c] || isAsyncChild(spans, c)) continue;
+      if (seen[c] || spans[c].shared_copy === true || isAsyncChild(spans, c)) continue;
       const a = Math.max(spans[c].start_ms, from);
       const b = Math.min(spans[c].start_ms + Math.max(0, spans[c].duration_ms), to);
       if (b > a) kids.push({ c, a, b });
@@ -105,10 +113,12 @@ export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, c
     kids.sort((x, y) => y.b - x.b || x.a - y.a || x.c - y.c);
     let cursor = to;
     for (const k of kids) {
-      if (k.b > cursor) continue; // still running when the path moved on: nothing waited for its end
-      add(index, k.b, cursor);
+      // Still running when the path moved on: nothing waited for its end.
+      if (k.b > cursor + toleranceMs || k.a >= cursor) continue;
+      const b = Math.min(k.b, cursor);
+      add(index, b, cursor);
       seen[k.c] = 1;
-      stack.push({ index: k.c, from: k.a, to: k.b });
+      stack.push({ index: k.c, from: k.a, to: b });
       cursor = k.a;
       if (cursor <= from) break;
     }
@@ -116,4 +126,30 @@ export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, c
   }
   segments.sort((a, b) => a.start_ms - b.start_ms || a.end_ms - b.end_ms);
   return { segments, onPath, selfMs };
+}
+
+/** One segment of the critical path as `reconcile --format json` writes it (ms from the root's start). */
+export interface CriticalPathStep {
+  span_id: string;
+  start_ms: number;
+  end_ms: number;
+}
+
+/**
+ * The critical path of a span list whose first row is the root and whose times are ms from the
+ * root's start (traceWaterfall's rows), parents found by span ID (the first row of an ID).
+ */
+export function criticalPathSteps(
+  spans: readonly (Omit<PathSpan, 'parent_index'> & { span_id: string; parent_span_id: string | null })[],
+  toleranceMs = 0,
+): CriticalPathStep[] {
+  const at = new Map<string, number>();
+  spans.forEach((s, i) => {
+    if (!at.has(s.span_id)) at.set(s.span_id, i);
+  });
+  const rows: PathSpan[] = spans.map((s, i) => {
+    const p = s.parent_span_id === null ? undefined : at.get(s.parent_span_id);
+    return { ...s, parent_index: p === undefined || p === i ? null : p };
+  });
+  return computeCriticalPath(rows, 0, childrenOf(rows), toleranceMs).segments.map((g) => ({ span_id: spans[g.index].span_id, start_ms: g.start_ms, end_ms: g.end_ms }));
 }

@@ -6,6 +6,7 @@ import { phaseColumns, type PhaseColumn } from '../breakdown/phaseSelect';
 import type { TraceBreakdown, WaterfallSpan } from '../../report/model';
 import { traceWaterfall } from './waterfall';
 import { validTraceIdSql } from '../index/spanIndex';
+import { criticalPathSteps, type CriticalPathStep } from './criticalPath';
 
 /** One request seen from both sides, for `phasewise reconcile` and the waterfall panel. */
 export interface TraceReconciliation {
@@ -15,6 +16,11 @@ export interface TraceReconciliation {
   matched: boolean;
   /** Why the figures are partial or not matched, in plain words. */
   notes: string[];
+  /**
+   * The chain of work the root's end waited on (docs/metrics.md §3.4), ms from the root's start;
+   * null when the trace has no unique root span.
+   */
+  critical_path: CriticalPathStep[] | null;
 }
 
 interface ReconcileRow extends Record<string, unknown> {
@@ -75,7 +81,14 @@ export async function reconcileTrace(
   if (!r || (r.client_rows === 0 && r.span_count === null)) return undefined;
   const breakdown = toTraceBreakdown(id, r, phases);
   const spans = r.span_count !== null ? await traceWaterfall(store, id, r.root_span_id, phases) : [];
-  return { breakdown, spans, matched: r.matched === true, notes: [...reconcileNotes(r), ...cycleNotes(spans)] };
+  const rooted = r.root_candidates === 1 && r.root_span_id !== null && spans[0]?.span_id === r.root_span_id;
+  return {
+    breakdown,
+    spans,
+    matched: r.matched === true,
+    notes: [...reconcileNotes(r), ...cycleNotes(spans)],
+    critical_path: rooted ? criticalPathSteps(spans, options.timestampGranularityMs) : null,
+  };
 }
 
 function toTraceBreakdown(traceId: string, r: ReconcileRow, phases: readonly PhaseColumn[]): TraceBreakdown {

@@ -146,6 +146,23 @@ describe('critical path: the chain of work the root end waited on (docs/metrics.
     });
   }
 
+  it('a child ending within the timestamp resolution after the cursor is taken, cut at it', () => {
+    // X [0────────────100]; Q [10──50.4]; G [50──90] (its start truncated to the ms).
+    const spans = tree([['X', null, 0, 100], ['Q', 'X', 10, 50.4], ['G', 'X', 50, 90]]);
+    const names = ['X', 'Q', 'G'];
+    const at = (tol: number): [string, number, number][] =>
+      computeCriticalPath(spans, 0, undefined, tol).segments.map((g) => [names[g.index], g.start_ms, g.end_ms]);
+    assert.deepStrictEqual(at(1), [['X', 0, 10], ['Q', 10, 50], ['G', 50, 90], ['X', 90, 100]]);
+    assert.deepStrictEqual(at(0), [['X', 0, 50], ['G', 50, 90], ['X', 90, 100]]);
+  });
+
+  it("a shared span's second observer (Zipkin) is not a child on the path", () => {
+    // C [0──100] client half; S [5──95] its server half (same ID); K [10──90] the server's work, under C.
+    const spans = tree([['C', null, 0, 100], ['S', 'C', 5, 95], ['K', 'C', 10, 90]]);
+    spans[1].shared_copy = true;
+    assert.deepStrictEqual(computeCriticalPath(spans).segments.map((g) => [g.index, g.start_ms, g.end_ms]), [[0, 0, 10], [2, 10, 90], [0, 90, 100]]);
+  });
+
   it('selfMs and onPath follow the segments (issue 25, case 2)', () => {
     const cp = computeCriticalPath(tree(table[1].rows));
     assert.deepStrictEqual([...cp.onPath], [1, 0, 1, 1]);
