@@ -8,6 +8,7 @@ import * as path from 'path';
 import { assertIdentifier } from '../input/ndjsonLines';
 import { PLAUSIBLE_FROM_NS, PLAUSIBLE_TO_NS, SPAN_STAGE_COLUMNS } from './spanSql';
 import { recordSkips } from '../skips';
+import { InputError } from '../../errors';
 import type { ReaderContext } from '../types';
 
 export interface FinishOptions {
@@ -159,6 +160,7 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
 /** Publishes a checked stage to spans/span_events (deduplicated), records the checks and drops the stage. */
 export async function publishStage(ctx: ReaderContext, table: string, s: StageChecks, options: FinishOptions): Promise<FinishResult> {
   const t = assertIdentifier(table);
+  if (s.total > 0 && s.no_id === s.total) throw await noSpanWithIds(ctx, t, s);
   ctx.progress?.(`writing ${s.total - s.no_id - s.dup} spans of ${path.basename(ctx.path)}`);
   const key = dedupeKeySql(options);
   const hasIds = 'trace_id IS NOT NULL AND span_id IS NOT NULL';
@@ -201,6 +203,24 @@ export async function publishLoadedEvents(ctx: ReaderContext): Promise<void> {
      SELECT $1, trace_id, span_id, e.name, e.time_ns
      FROM (SELECT trace_id, span_id, unnest(events) AS e FROM spans WHERE source_id = $1 AND len(events) > 0)`,
     [ctx.sourceId],
+  );
+}
+
+/**
+ * A span file in which no span has both IDs is bad input, not an empty server side (the run would be
+ * reported as client-only): the error names what was missing and where first. Drops the stage.
+ */
+async function noSpanWithIds(ctx: ReaderContext, t: string, s: StageChecks): Promise<InputError> {
+  const [m] = await ctx.store.all<{ no_trace: number; no_span: number }>(
+    `SELECT count(*) FILTER (WHERE trace_id IS NULL) AS no_trace, count(*) FILTER (WHERE span_id IS NULL) AS no_span FROM ${t}`,
+  );
+  await ctx.store.run(`DROP TABLE ${t}`);
+  const missing = [m.no_trace > 0 ? `${m.no_trace} without a trace ID` : '', m.no_span > 0 ? `${m.no_span} without a span ID` : ''].filter((x) => x !== '').join(', ');
+  return new InputError(
+    ctx.path,
+    s.no_id_line ?? undefined,
+    'spans with a trace ID and a span ID (hex, or base64 in OTLP JSON)',
+    `none among its ${s.total} span(s): ${missing} (empty or absent); no span of this file could be loaded`,
   );
 }
 
