@@ -127,8 +127,12 @@ function reconcileNotes(r: ReconcileRow): string[] {
   if (r.client_rows > 1) notes.push(`the client file carries this trace ID ${r.client_rows} times: a collision, not matched`);
   if (r.span_count === null) notes.push('no span of this trace was exported (client-only figures)');
   else if (r.root_candidates === 0) notes.push(`the root span was lost: ${r.span_count} spans exported, none of them a root candidate; not matched`);
-  else if ((r.root_candidates ?? 0) > 1) notes.push(`${r.root_candidates} root candidates (SERVER spans whose parent is not in the trace): a collision, not matched`);
-  if (r.root_fallback) notes.push('no SERVER root candidate: the span without a parent was taken as the root');
+  else if ((r.root_candidates ?? 0) > 1) {
+    // With no SERVER candidate the candidates are the spans without a parent ID (rootSelect.ts): say which.
+    const which = r.root_fallback ? 'spans without a parent ID; no SERVER span is a candidate' : 'SERVER spans whose parent is not in the trace';
+    notes.push(`${r.root_candidates} root candidates (${which}): a collision, not matched`);
+  }
+  if (r.root_fallback && r.root_candidates === 1) notes.push('no SERVER root candidate: the span without a parent was taken as the root');
   if (r.span_count !== null && r.root_candidates === 1 && r.tree_spans !== null && r.tree_spans < r.span_count) {
     notes.push(`${r.span_count - r.tree_spans} spans are not under the root (missing intermediate parent) and count in no phase`);
   }

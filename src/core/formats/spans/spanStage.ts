@@ -79,6 +79,8 @@ export type StageChecks = {
   dup: number;
   dup_line: number | null;
   dup_conflict: number;
+  /** Dropped copies that differ from the kept one in some field of DIFF_FIELDS; dup_diff_<column> per field. */
+  dup_differs: number;
   implausible: number;
   implausible_line: number | null;
   implausible_value: string | null;
@@ -106,6 +108,21 @@ export function checksCiteLines(s: StageChecks): boolean {
   return s.no_id + s.dup + s.implausible + s.no_time + s.negative + s.shared + s.bad_id > 0;
 }
 
+/**
+ * What a dropped copy of a span can differ in from the kept one (its dedupe key aside), each named in
+ * the duplicate-span note: a row that differs is not "the same span exported again".
+ */
+const DIFF_FIELDS: readonly { column: string; label: string; sql: string }[] = [
+  { column: 'name', label: 'name', sql: 'name' },
+  { column: 'kind', label: 'kind', sql: 'kind' },
+  { column: 'service', label: 'service', sql: 'service' },
+  { column: 'times', label: 'start or end time', sql: '(start_ns, end_ns)' },
+  { column: 'parent', label: 'parent', sql: 'parent_span_id' },
+  { column: 'status', label: 'status', sql: 'status' },
+  { column: 'tags', label: 'tags or attributes', sql: '(attributes::VARCHAR, otlp_attributes)' },
+  { column: 'events', label: 'events or annotations', sql: 'events::VARCHAR' },
+];
+
 /** Runs the checks of finishSpans over the stage without publishing it. */
 export async function checkStage(ctx: ReaderContext, table: string, options: FinishOptions): Promise<StageChecks> {
   const t = assertIdentifier(table);
@@ -121,13 +138,14 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
     `SELECT count(*) AS rows, count(DISTINCT (trace_id, span_id)) AS distinct_ids
      FROM ${t} WHERE trace_id IS NOT NULL AND span_id IS NOT NULL`,
   );
-  const windows =
-    ids.rows === ids.distinct_ids
-      ? `1 AS copies, 1 AS variants, 1 AS same_id, 1 AS nth`
-      : `count(*) OVER (PARTITION BY ${key}) AS copies,
+  const fast = ids.rows === ids.distinct_ids;
+  const windows = fast
+    ? `1 AS copies, 1 AS variants, 1 AS same_id, 1 AS nth, ${DIFF_FIELDS.map((f) => `false AS diff_${f.column}`).join(', ')}`
+    : `count(*) OVER (PARTITION BY ${key}) AS copies,
               count(DISTINCT kind || coalesce(service, '') || start_ns || '/' || end_ns) OVER (PARTITION BY trace_id, span_id) AS variants,
               count(*) OVER (PARTITION BY trace_id, span_id) AS same_id,
-              row_number() OVER (PARTITION BY ${key} ORDER BY line) AS nth`;
+              row_number() OVER (PARTITION BY ${key} ORDER BY line) AS nth,
+              ${DIFF_FIELDS.map((f) => `${f.sql} IS DISTINCT FROM first_value(${f.sql}) OVER (PARTITION BY ${key} ORDER BY line) AS diff_${f.column}`).join(', ')}`;
   // One pass over the stage computes every check; the windows see rows with both IDs only.
   const [s] = await ctx.store.all<StageChecks>(
     `WITH k AS (
@@ -140,6 +158,8 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
             count(*) FILTER (WHERE nth > 1) AS dup,
             min(line) FILTER (WHERE nth > 1) AS dup_line,
             count(*) FILTER (WHERE nth > 1 AND variants > 1) AS dup_conflict,
+            count(*) FILTER (WHERE nth > 1 AND (${DIFF_FIELDS.map((f) => `diff_${f.column}`).join(' OR ')})) AS dup_differs,
+            ${DIFF_FIELDS.map((f) => `count(*) FILTER (WHERE nth > 1 AND diff_${f.column}) AS dup_diff_${f.column}`).join(', ')},
             count(*) FILTER (WHERE nth = 1 AND (start_ns < $1 OR start_ns > $2)) AS implausible,
             min(line) FILTER (WHERE nth = 1 AND (start_ns < $1 OR start_ns > $2)) AS implausible_line,
             arg_min(start_ns::VARCHAR, line) FILTER (WHERE nth = 1 AND (start_ns < $1 OR start_ns > $2)) AS implausible_value,
@@ -236,9 +256,15 @@ async function recordChecks(ctx: ReaderContext, s: StageChecks, options: FinishO
     await recordSkips(ctx.store, ctx.sourceId, 'span-without-id', s.no_id);
   }
   if (s.dup > 0) {
-    const conflict = s.dup_conflict > 0 ? `; ${s.dup_conflict} of them differ in kind, service or times (first copy kept)` : '';
+    const same = s.dup - s.dup_differs;
+    const parts = [same > 0 ? `${same} the same span exported again (identical rows)` : ''];
+    if (s.dup_differs > 0) {
+      const fields = DIFF_FIELDS.filter((f) => Number((s as Record<string, unknown>)[`dup_diff_${f.column}`] ?? 0) > 0).map((f) => f.label);
+      const keyed = options.dedupe === 'span-id' ? 'span ID' : 'span ID, kind, service and times';
+      parts.push(`${s.dup_differs} with the same ${keyed} as an earlier row but different ${fields.join(', ')}: only the first row's values are loaded`);
+    }
     await issue(ctx, s.dup_line, 'warning', 'duplicate-span',
-      `${s.dup} duplicate span row(s) dropped: the same span exported more than once (first at ${where} ${s.dup_line})${conflict}`);
+      `${s.dup} duplicate span row(s) dropped (first at ${where} ${s.dup_line}): ${parts.filter((p) => p !== '').join('; ')}`);
     await recordSkips(ctx.store, ctx.sourceId, 'duplicate-span', s.dup);
   }
   if (s.implausible > 0) {
