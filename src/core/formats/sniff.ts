@@ -2,6 +2,7 @@ import { open } from 'fs/promises';
 import { createGunzip } from 'zlib';
 import { InputError } from '../errors';
 import { sniffToolFormat, TOOL_FORMATS_EXPECTED, type ToolFormatId } from './tools/toolSniff';
+import { nearMiss } from './nearMiss';
 
 export type FormatId =
   | 'k6-json'
@@ -169,6 +170,8 @@ export async function sniffFile(file: string): Promise<SniffResult> {
   if (/"metrics"\s*:/.test(head) && /"(root_group|state|options|values|med|avg)"\s*:/.test(head)) {
     return { format: 'k6-summary', side: 'summary', gzip, lineDelimited: false };
   }
+  const miss = nearMiss(trimmed);
+  if (miss) throw new InputError(file, 1, miss.expected, `${miss.found}: '${line.slice(0, 80)}'`);
   throw new InputError(file, 1, EXPECTED_FORMATS, `'${line.slice(0, 80)}'`);
 }
 
