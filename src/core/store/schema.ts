@@ -29,7 +29,8 @@ const MARKER_SQL = `CREATE TABLE ${MARKER_TABLE} (
  * - Times on one machine's clock are epoch milliseconds (DOUBLE) or epoch nanoseconds (BIGINT, spans).
  *   Durations are milliseconds (DOUBLE), each measured by one observer.
  * - `trace_id` is stored lower-cased and trimmed, otherwise as found; the analysis validates it
- *   (32 hex, not all zero). Span readers left-pad 16-hex (64-bit) IDs to 32 and decode base64 IDs.
+ *   (32 hex, not all zero). The Jaeger and Zipkin readers left-pad shorter hex
+ *   IDs (64-bit ones, and Jaeger's written without leading zeros) to 32 / 16; OTLP's base64 IDs are decoded.
  * - `line` is the 1-based line (NDJSON/CSV) or element index (JSON arrays) in the source file. It
  *   is NULL for rows of the large line-delimited files (k6 JSON, OTLP JSONL) that loaded clean
  *   through the readers' fast path: numbering lines keeps DuckDB's parse on one thread (≈ 2× the

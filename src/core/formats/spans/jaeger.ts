@@ -60,7 +60,7 @@ const STAGE_SQL = `
                      AND len(list_filter(s.references, lambda r: upper(r.refType) = 'FOLLOWS_FROM')) > 0 THEN true END AS follows_from,
            s.traceID AS tid, s.spanID AS sid, ${microsToNanosSql('s.startTime')} AS start_ns
     FROM sp)
-  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, '64-bit')}, ${normalizeIdSql('sid', 8, 'none')}, ${normalizeIdSql('pid', 8, 'none')},
+  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, 'left-pad')}, ${normalizeIdSql('sid', 8, 'left-pad')}, ${normalizeIdSql('pid', 8, 'left-pad')},
          s.operationName, ${kindSql("tags['span.kind']")}, coalesce(proc_service, s.process.serviceName),
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', false)}, tags,

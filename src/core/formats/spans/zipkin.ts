@@ -1,6 +1,6 @@
 /**
  * Zipkin v2 JSON reader (docs/metrics.md §3.2): an array of spans (POST /api/v2/spans, UI download), or the
- * query API's array of traces `[[span…], …]`. Times are microseconds; 64-bit trace IDs are
+ * query API's array of traces `[[span…], …]`. Times are microseconds; shorter hex IDs (64-bit trace IDs) are
  * left-padded to 32 hex digits so they join a W3C traceparent.
  *
  * Decisions an SRE would expect from Zipkin data:
@@ -39,7 +39,7 @@ const STAGE_SQL = `
     SELECT line, is_span, s, s.traceId AS tid, s.id AS sid, s.parentId AS pid, coalesce(s.tags, MAP {}) AS tags,
            ${microsToNanosSql('s.timestamp')} AS start_ns
     FROM sp)
-  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, '64-bit')}, ${normalizeIdSql('sid', 8, 'none')}, ${normalizeIdSql('pid', 8, 'none')},
+  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, 'left-pad')}, ${normalizeIdSql('sid', 8, 'left-pad')}, ${normalizeIdSql('pid', 8, 'left-pad')},
          s.name, ${kindSql('s.kind')}, s.localEndpoint.serviceName,
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', true)}, tags,
