@@ -24,6 +24,7 @@ export const SKIP_KINDS = {
   'span-without-id': { unit: 'span', what: 'a span without a trace ID or span ID' },
   'duplicate-span': { unit: 'span', what: 'a later row of a span ID already loaded (the first row kept)' },
   'incomplete-request': { unit: 'request', what: 'HTTP Points without http_req_duration' },
+  'merged-span-piece': { unit: 'span', what: 'a piece of a span sent without a timestamp, merged into the timed row of its span ID' },
   'merged-requests': { unit: 'request', what: 'requests indistinguishable from another (same time, tags and metadata)' },
 } as const satisfies Record<string, { unit: SkipUnit; what: string }>;
 
