@@ -62,20 +62,35 @@ export interface CriticalPath {
   selfMs: Float64Array;
 }
 
-/** Children per span index, in row order (parents out of range or pointing at themselves are ignored). */
-export function childrenOf(spans: readonly PathSpan[]): Int32Array[] {
-  const counts = new Int32Array(spans.length);
-  for (let i = 0; i < spans.length; i++) {
-    const p = spans[i].parent_index;
-    if (p !== null && p >= 0 && p < spans.length && p !== i) counts[p]++;
+/** Children per span index in one array: those of p are list[offsets[p] … offsets[p + 1]), in row order. */
+export interface ChildLists {
+  offsets: Int32Array;
+  list: Int32Array;
+}
+
+/**
+ * The children of every span (parents out of range or pointing at themselves are ignored). Two typed
+ * arrays, not one array per span: 100k small arrays cost ≈ 100 ms to allocate, this ≈ 2 ms.
+ */
+export function childrenOf(spans: readonly PathSpan[]): ChildLists {
+  return childListsOf(Int32Array.from(spans, (s) => s.parent_index ?? -1));
+}
+
+/** childrenOf from a parent index per row (−1: none), as the waterfall's TraceIndex keeps it. */
+export function childListsOf(parent: Int32Array): ChildLists {
+  const n = parent.length;
+  const parents = new Int32Array(n);
+  const offsets = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const p = parent[i];
+    parents[i] = p >= 0 && p < n && p !== i ? p : -1;
+    if (parents[i] >= 0) offsets[parents[i] + 1]++;
   }
-  const lists = Array.from(counts, (c) => new Int32Array(c));
-  const fill = new Int32Array(spans.length);
-  for (let i = 0; i < spans.length; i++) {
-    const p = spans[i].parent_index;
-    if (p !== null && p >= 0 && p < spans.length && p !== i) lists[p][fill[p]++] = i;
-  }
-  return lists;
+  for (let i = 0; i < n; i++) offsets[i + 1] += offsets[i];
+  const list = new Int32Array(offsets[n]);
+  const fill = offsets.slice(0, n);
+  for (let i = 0; i < n; i++) if (parents[i] >= 0) list[fill[parents[i]]++] = i;
+  return { offsets, list };
 }
 
 /**
@@ -85,7 +100,7 @@ export function childrenOf(spans: readonly PathSpan[]): Int32Array[] {
  * the cursor ends at it as far as the clock can tell (OTel JS truncates starts to the ms, so the next
  * span may seem to start before this one ended), and is taken, cut at the cursor.
  */
-export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, children: Int32Array[] = childrenOf(spans), toleranceMs = 0): CriticalPath {
+export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, children: ChildLists = childrenOf(spans), toleranceMs = 0): CriticalPath {
   const onPath = new Uint8Array(spans.length);
   const selfMs = new Float64Array(spans.length);
   const segments: PathSegment[] = [];
@@ -104,7 +119,8 @@ export function computeCriticalPath(spans: readonly PathSpan[], rootIndex = 0, c
   while (stack.length > 0) {
     const { index, from, to } = stack.pop() as { index: number; from: number; to: number };
     const kids: { c: number; a: number; b: number }[] = [];
-    for (const c of children[index]) {
+    for (let k = children.offsets[index]; k < children.offsets[index + 1]; k++) {
+      const c = children.list[k];
       if (seen[c] || spans[c].shared_copy === true || isAsyncChild(spans, c)) continue;
       const a = Math.max(spans[c].start_ms, from);
       const b = Math.min(spans[c].start_ms + Math.max(0, spans[c].duration_ms), to);
