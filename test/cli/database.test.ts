@@ -94,7 +94,7 @@ describe('phasewise analyze --db: never harms a database', function () {
     const cases: Array<[string, RegExp]> = [
       [json, /notes\.json: expected a database written by .*, found a file that is not a DuckDB database; it was not modified/],
       [empty, /empty\.duckdb: expected .*, found an empty file; it was not modified/],
-      [newer, /newer\.duckdb: expected .*, found a database written by a newer Phasewise \(phasewise 9\.0\.0, schema version 999; this Phasewise reads up to 2\); it was not modified/],
+      [newer, /newer\.duckdb: expected .*, found a database written by a newer Phasewise \(phasewise 9\.0\.0, schema version 999; this Phasewise reads up to 3\); it was not modified/],
     ];
     for (const [file, message] of cases) {
       const before = fingerprint(file);
