@@ -1,12 +1,14 @@
 /**
- * `node out/bench/run/webview.js [--report-model FILE] [--report-only]` (also run by `npm run bench`): the webview
+ * `node out/bench/run/webview.js [--report-model FILE] [--report-only | --waterfall-only]` (also run by `npm run bench`): the webview
  * figures of docs/performance.md in headless Chromium, on the same host page as the webview tests. Prints one
  * JSON object. Each figure is the median of fresh pages (first paint) or of repeated actions, timed
  * inside the page with performance.now() from the message or event to the next animation frame (the
  * frame that shows the result), so Playwright's own round trips are not counted.
  *
- * - waterfall first paint: 1k and 10k spans (generated traces through the OTLP reader and the trace model)
- * - span detail open, critical path (first toggle: compute + redraw), filter (find with "hide non-matching"), at 10k
+ * - waterfall first paint: 1k, 10k and 100k spans (generated traces through the OTLP reader and the trace
+ *   model; the model arrives as JSON text, so parsing it is inside the figure)
+ * - span detail open, critical path (first toggle: compute + redraw), filter (find with "hide non-matching"),
+ *   expanding the collapsed root, the DOM's size, at 10k and at 100k
  * - scroll: animation-frame intervals while the 10k tree scrolls by three rows per frame
  * - report first paint: the report view model of the bench generator's 100k run with three routes and
  *   a slowed gateway (groups, the window series, a diagnosis; built once, cached); `--report-only`
@@ -39,13 +41,24 @@ const REPORT_ROUTES = 'chat=/v1/chat/completions:0.7:llama-3.1-8b-instruct+llama
 const FRESH_PAGES = 5;
 const REPEATS = 20;
 
-export interface WebviewBenchResult {
-  firstPaint: Record<string, number[]>;
+/** The interaction figures of one trace size. */
+export interface Interactions {
   detailMs: number[];
   criticalPathMs: number[];
   filterFirstMs: number;
   filterMs: number[];
+  /** Collapse the root, then expand it again: the expand (every row back) is timed. */
+  expandMs: number[];
   scrollFrameMs: { median: number; p95: number; max: number; frames: number };
+  /** Elements in the page after the first paint (a bounded DOM does not grow with the trace). */
+  domNodes: number;
+}
+
+export interface WebviewBenchResult extends Interactions {
+  firstPaint: Record<string, number[]>;
+  /** The same interactions on the 100k-span trace (the figures above are the 10k trace's). */
+  at100k: Interactions | null;
+  loadAverage: number[];
   reportFirstPaintMs: number[] | null;
   /** Until the window series' charts (drawn after the first paint) are on screen too. */
   reportAllChartsMs: number[];
@@ -59,7 +72,11 @@ interface BenchWindow {
   requestAnimationFrame(cb: (t: number) => void): void;
   performance: { now(): number };
   phasewiseWaterfall: { setFind(text: string, filter: boolean): number };
-  document: { querySelector(s: string): { click(): void; scrollTop: number; dispatchEvent(e: unknown): void } | null; querySelectorAll(s: string): { length: number } };
+  document: {
+    querySelector(s: string): { click(): void; scrollTop: number; dispatchEvent(e: unknown): void } | null;
+    querySelectorAll(s: string): { length: number };
+    getElementsByTagName(s: string): { length: number };
+  };
   Event: new (type: string) => unknown;
 }
 declare const window: BenchWindow;
@@ -133,11 +150,13 @@ function timeAction(hp: HostPage, action: string, arg: string | number): Promise
   );
 }
 
-async function interactions(model: TraceModel): Promise<Pick<WebviewBenchResult, 'detailMs' | 'criticalPathMs' | 'filterFirstMs' | 'filterMs' | 'scrollFrameMs'>> {
+async function interactions(model: TraceModel): Promise<Interactions> {
   const criticalPathMs: number[] = [];
   const detailMs: number[] = [];
   const filterMs: number[] = [];
+  const expandMs: number[] = [];
   let filterFirstMs = NaN;
+  let domNodes = NaN;
   let scroll = { median: NaN, p95: NaN, max: NaN, frames: 0 };
   for (let i = 0; i < FRESH_PAGES; i++) {
     const hp = await HostPage.open('waterfall');
@@ -146,6 +165,11 @@ async function interactions(model: TraceModel): Promise<Pick<WebviewBenchResult,
       // The first toggle computes the path (then cached) and redraws the rows.
       criticalPathMs.push(await timeAction(hp, 'click', '[data-testid="critical-path"]'));
       if (i > 0) continue;
+      domNodes = await hp.page.evaluate(() => window.document.getElementsByTagName('*').length);
+      for (let k = 0; k < 5; k++) {
+        await timeAction(hp, 'click', '.wf-row[data-row="0"] .twisty');
+        expandMs.push(await timeAction(hp, 'click', '.wf-row[data-row="0"] .twisty'));
+      }
       for (let k = 0; k < REPEATS; k++) detailMs.push(await timeAction(hp, 'click', `.wf-row[data-row="${(k % 12) + 1}"] .name`));
       const queries = ['db.query', 'svc-3', 'rerank', 'kv', 'tool.call embed', 'http.get', 'call.index=2', 'cache.get'];
       filterFirstMs = await timeAction(hp, 'find', 'db.query');
@@ -178,7 +202,7 @@ async function interactions(model: TraceModel): Promise<Pick<WebviewBenchResult,
       await hp.close();
     }
   }
-  return { detailMs, criticalPathMs, filterFirstMs, filterMs, scrollFrameMs: scroll };
+  return { detailMs, criticalPathMs, filterFirstMs, filterMs, expandMs, scrollFrameMs: scroll, domNodes };
 }
 
 /** The bench 100k preset with REPORT_ROUTES and the gateway degradation, generated once into `<data>/compact-100k-routes`. */
@@ -218,15 +242,22 @@ async function reportModel100k(file: string | undefined, log: (l: string) => voi
   }
 }
 
-export async function benchWebviews(options: { reportModel?: string; log?: (l: string) => void; dataDir?: string; reportOnly?: boolean } = {}): Promise<WebviewBenchResult> {
+export async function benchWebviews(options: { reportModel?: string; log?: (l: string) => void; dataDir?: string; reportOnly?: boolean; waterfallOnly?: boolean } = {}): Promise<WebviewBenchResult> {
   const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   try {
-    const skipped = { detailMs: [], criticalPathMs: [], filterFirstMs: NaN, filterMs: [], scrollFrameMs: { median: NaN, p95: NaN, max: NaN, frames: 0 } };
+    const skipped: Interactions = { detailMs: [], criticalPathMs: [], filterFirstMs: NaN, filterMs: [], expandMs: [], scrollFrameMs: { median: NaN, p95: NaN, max: NaN, frames: 0 }, domNodes: NaN };
     const t1k = options.reportOnly ? undefined : await traceOf(1_000);
     const t10k = options.reportOnly ? undefined : await traceOf(10_000);
     const firstPaintFigures: Record<string, number[]> = t1k && t10k ? { '1k': await firstPaint(t1k), '10k': await firstPaint(t10k) } : {};
     const inter = t10k ? await interactions(t10k) : skipped;
-    const report = await reportModel100k(options.reportModel, log, options.dataDir ?? path.join(REPO, 'out', 'bench', 'runs'));
+    let at100k: Interactions | null = null;
+    if (!options.reportOnly) {
+      log('webview bench: the 100k-span trace …');
+      const t100k = await traceOf(100_000);
+      firstPaintFigures['100k'] = await firstPaint(t100k);
+      at100k = await interactions(t100k);
+    }
+    const report = options.waterfallOnly ? null : await reportModel100k(options.reportModel, log, options.dataDir ?? path.join(REPO, 'out', 'bench', 'runs'));
     let reportFirstPaintMs: number[] | null = null;
     const reportAllChartsMs: number[] = [];
     if (report !== null) {
@@ -247,7 +278,7 @@ export async function benchWebviews(options: { reportModel?: string; log?: (l: s
         }
       }
     }
-    return { firstPaint: firstPaintFigures, ...inter, reportFirstPaintMs, reportAllChartsMs, reportSource: report?.source ?? 'not measured' };
+    return { firstPaint: firstPaintFigures, ...inter, at100k, loadAverage: os.loadavg(), reportFirstPaintMs, reportAllChartsMs, reportSource: report?.source ?? 'not measured' };
   } finally {
     await closeBrowser();
   }
@@ -267,6 +298,14 @@ export function webviewLines(r: WebviewBenchResult): string[] {
     `- Critical path at 10k spans, first toggle (compute + redraw): ${f(r.criticalPathMs)} (target ≤ 50 ms)`,
     `- Filter over 10k spans ("hide non-matching"): first ${r.filterFirstMs.toFixed(1)} ms (builds the search text), then ${f(r.filterMs)} (target ≤ 50 ms)`,
     `- Scroll, 10k rows, 3 rows per frame: frame interval median ${r.scrollFrameMs.median.toFixed(1)} ms, p95 ${r.scrollFrameMs.p95.toFixed(1)} ms, max ${r.scrollFrameMs.max.toFixed(1)} ms over ${r.scrollFrameMs.frames} frames`,
+    `- Expand the root again (10k rows back): ${f(r.expandMs)}; DOM after first paint: ${r.domNodes} elements`,
+    ...(r.at100k === null || r.firstPaint['100k'] === undefined
+      ? []
+      : [
+          `- 100k spans: first paint (parse + layout) ${f(r.firstPaint['100k'])} (target ≤ 1 s); span detail ${f(r.at100k.detailMs)}; critical path ${f(r.at100k.criticalPathMs)}; ` +
+            `filter first ${r.at100k.filterFirstMs.toFixed(1)} ms then ${f(r.at100k.filterMs)}; expand the root ${f(r.at100k.expandMs)}; scroll frame median ${r.at100k.scrollFrameMs.median.toFixed(1)} ms, p95 ${r.at100k.scrollFrameMs.p95.toFixed(1)} ms; DOM ${r.at100k.domNodes} elements (targets ≤ 50 ms each)`,
+        ]),
+    `- Load average during the run (1/5/15 min): ${r.loadAverage.map((x) => x.toFixed(2)).join(' / ')}`,
     report,
   ];
   return lines;
@@ -275,7 +314,7 @@ export function webviewLines(r: WebviewBenchResult): string[] {
 if (require.main === module) {
   const at = process.argv.indexOf('--report-model');
   const data = process.argv.indexOf('--data');
-  benchWebviews({ reportModel: at >= 0 ? process.argv[at + 1] : undefined, reportOnly: process.argv.includes('--report-only'), ...(data >= 0 ? { dataDir: process.argv[data + 1] } : {}) })
+  benchWebviews({ reportModel: at >= 0 ? process.argv[at + 1] : undefined, reportOnly: process.argv.includes('--report-only'), waterfallOnly: process.argv.includes('--waterfall-only'), ...(data >= 0 ? { dataDir: process.argv[data + 1] } : {}) })
     .then((r) => {
       process.stdout.write(`${JSON.stringify(r)}\n`);
       for (const l of webviewLines(r)) process.stderr.write(`${l}\n`);

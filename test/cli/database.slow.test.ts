@@ -7,6 +7,7 @@ import * as path from 'path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { repoRoot, sharedSamplesDir } from '../helpers/paths';
 import { cliPath, runCli, runsAsRoot, UNPRIVILEGED_ID, type CliResult } from './runCli';
+import { STORE_SCHEMA_VERSION } from '../../src/core/store/schema';
 
 const JOINED = path.join(sharedSamplesDir, 'joined-otel-js');
 const K6 = path.join(JOINED, 'k6.ndjson');
@@ -93,7 +94,7 @@ describe('phasewise analyze --db: never harms a database', function () {
     const cases: Array<[string, RegExp]> = [
       [json, /notes\.json: expected a database written by .*, found a file that is not a DuckDB database; it was not modified/],
       [empty, /empty\.duckdb: expected .*, found an empty file; it was not modified/],
-      [newer, /newer\.duckdb: expected .*, found a database written by a newer Phasewise \(phasewise 9\.0\.0, schema version 999; this Phasewise reads up to 2\); it was not modified/],
+      [newer, /newer\.duckdb: expected .*, found a database written by a newer Phasewise \(phasewise 9\.0\.0, schema version 999; this Phasewise reads up to 3\); it was not modified/],
     ];
     for (const [file, message] of cases) {
       const before = fingerprint(file);
@@ -136,7 +137,7 @@ describe('phasewise analyze --db: never harms a database', function () {
     if (runsAsRoot()) assert.strictEqual(UNPRIVILEGED_ID, 65534);
   });
 
-  it('re-analyses a schema-version-1 database (before source_provenance and region/priority): read-only as it is, writable upgraded to version 2', async () => {
+  it('re-analyses a schema-version-1 database (before source_provenance and region/priority): read-only as it is, writable upgraded to the current version', async () => {
     const current = path.join(dir, 'v2.duckdb');
     assert.strictEqual((await runCli(['analyze', '--run', K6, '--spans', SPANS, '--db', current, '-q'], repoRoot, { debug: false })).status, 0);
     const v2 = await reportOf(current);
@@ -148,6 +149,7 @@ describe('phasewise analyze --db: never harms a database', function () {
       'DROP TABLE source_provenance',
       'ALTER TABLE client_requests DROP COLUMN region',
       'ALTER TABLE client_requests DROP COLUMN priority',
+      'ALTER TABLE spans DROP COLUMN follows_from',
       'UPDATE phasewise_store SET schema_version = 1',
     ]);
     const withoutProvenance = (r: Record<string, unknown>): Record<string, unknown> => ({ ...r, provenance: null });
@@ -169,7 +171,7 @@ describe('phasewise analyze --db: never harms a database', function () {
     const instance = await DuckDBInstance.create(v1, { access_mode: 'READ_ONLY' });
     const conn = await instance.connect();
     try {
-      assert.deepStrictEqual((await conn.runAndReadAll('SELECT schema_version, load_state FROM phasewise_store')).getRows(), [[2, 'complete']]);
+      assert.deepStrictEqual((await conn.runAndReadAll('SELECT schema_version, load_state FROM phasewise_store')).getRows(), [[STORE_SCHEMA_VERSION, 'complete']]);
       assert.deepStrictEqual((await conn.runAndReadAll('SELECT count(*) FROM source_provenance')).getRows(), [[0n]]);
       const columns = (await conn.runAndReadAll("SELECT column_name FROM duckdb_columns() WHERE table_name = 'client_requests' AND column_name IN ('region', 'priority') ORDER BY 1")).getRows();
       assert.deepStrictEqual(columns, [['priority'], ['region']]);

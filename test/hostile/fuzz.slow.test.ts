@@ -152,7 +152,7 @@ function countFailures(c: FuzzCase, views: LineView[], ledger: Ledger): string[]
         }
       })();
       const held = doc === undefined ? undefined : c.sample.kind === 'zipkin' ? countZipkin(doc) : countJaeger(doc);
-      if (held !== undefined) equal('spans loaded + skipped', ledger.records + skipped('span-without-id') + skipped('duplicate-span') + skipped('malformed-element'), held);
+      if (held !== undefined) equal('spans loaded + skipped', ledger.records + skipped('span-without-id') + skipped('duplicate-span') + skipped('malformed-element') + skipped('merged-span-piece'), held);
       break;
     }
     case 'records-csv':

@@ -8,6 +8,7 @@ import { h } from '../shared/dom';
 import { fmtMs } from '../shared/format';
 import type { Palette } from '../shared/theme';
 import type { TraceIndex } from './model';
+import { bandOf, longestPerBand } from '../../src/core/analysis/trace/overviewBands';
 
 const EDGE_PX = 6;
 const MIN_FRACTION = 1e-6;
@@ -86,16 +87,24 @@ export class Minimap {
     const ix = this.index;
     const lo = ix.minStart;
     const full = Math.max(ix.maxEnd - lo, 1e-9);
-    const rowH = Math.max(hgt / Math.max(ix.n, 1), 0.5);
+    // One band per device pixel row: when more rows than that share a band (a 100k-span trace on a
+    // 60 px strip), only the longest span of each band is drawn, full band height, so the overview
+    // shows the work that matters instead of 100k hairlines (as large-trace viewers sample).
+    const bands = Math.max(1, Math.round(hgt * ratio));
+    const shown = this.representatives(bands);
+    const rowsPerBand = Math.max(ix.n, 1) / bands;
+    const bandH = rowsPerBand > 1 ? hgt / bands : hgt / Math.max(ix.n, 1);
     // Batched by phase: one path and one fill per colour instead of a style change per span.
     const groups = this.phaseGroups();
     for (const [phase, list] of groups) {
       ctx.fillStyle = this.colors.owner(phase);
       ctx.beginPath();
       for (const i of list) {
+        if (shown !== null && shown[i] === 0) continue;
         const x = ((ix.start[i] - lo) / full) * w;
         const bw = Math.max(((ix.end[i] - ix.start[i]) / full) * w, 0.75);
-        ctx.rect(x, (i / Math.max(ix.n, 1)) * hgt, bw, Math.max(rowH, 1));
+        const y = shown !== null ? bandOf(i, ix.n, bands) * bandH : (i / Math.max(ix.n, 1)) * hgt;
+        ctx.rect(x, y, bw, Math.max(bandH, 1 / ratio));
       }
       ctx.fill();
     }
@@ -113,6 +122,13 @@ export class Minimap {
     ctx.fillStyle = this.colors.focus;
     ctx.fillRect(x0, hgt / 2 - 8, 3, 16);
     ctx.fillRect(x1 - 3, hgt / 2 - 8, 3, 16);
+  }
+
+  private reps: { bands: number; shown: Uint8Array | null } | undefined;
+  /** longestPerBand for this trace, kept per band count (redrawn on resize or theme change only). */
+  private representatives(bands: number): Uint8Array | null {
+    if (this.reps?.bands !== bands) this.reps = { bands, shown: longestPerBand(this.index.start, this.index.end, bands) };
+    return this.reps.shown;
   }
 
   private groups: Map<string | null, Int32Array> | undefined;

@@ -4,7 +4,7 @@
  * collapse and the find filter. No DOM here: the tree, the minimap and the bench read it.
  */
 import type { TraceModel } from '../../src/core/analysis/trace/types';
-import { childrenByEnd, computeCriticalPath, type CriticalPath } from '../../src/core/analysis/trace/criticalPath';
+import { childListsOf, computeCriticalPath, type CriticalPath } from '../../src/core/analysis/trace/criticalPath';
 
 export class TraceIndex {
   readonly n: number;
@@ -60,23 +60,41 @@ export class TraceIndex {
     this.critical ??= computeCriticalPath(
       this.model.spans,
       0,
-      childrenByEnd(this.model.spans),
+      childListsOf(this.parent),
+      this.model.granularity_ms ?? 0,
     );
     return this.critical;
   }
 
   /**
    * Lower-cased text a find matches against: name, service, span ID, kind, status, phase and the
-   * attributes (key=value; masked values match only by key). Built on the first find.
+   * attributes (key=value; masked values match only by key). Built while idle after the first paint
+   * (buildSearchText), or whole on a find that comes first.
    */
   private texts(): string[] {
-    if (this.searchText === undefined) {
-      this.searchText = this.model.spans.map((s) => {
-        const attrs = s.attributes.map((a) => (a.masked ? a.key : `${a.key}=${a.value}`)).join('\n');
-        return `${s.name}\n${s.service ?? ''}\n${s.span_id}\n${s.kind}\n${s.status}\n${s.phase ?? ''}\n${attrs}`.toLowerCase();
-      });
+    this.buildSearchText(this.n);
+    return this.searchText as string[];
+  }
+
+  /** Rows whose search text is built. */
+  get searchRows(): number {
+    return this.searchText?.length ?? 0;
+  }
+
+  /**
+   * Extends the search text to the first `upTo` rows; true when every row has it. The view calls it in
+   * slices while idle after the first paint (a 100k-span trace's text takes ≈ 300 ms to build), so
+   * the first find does not pay for it.
+   */
+  buildSearchText(upTo: number): boolean {
+    const texts = (this.searchText ??= []);
+    const spans = this.model.spans;
+    for (let i = texts.length; i < Math.min(upTo, this.n); i++) {
+      const s = spans[i];
+      const attrs = s.attributes.map((a) => (a.masked ? a.key : `${a.key}=${a.value}`)).join('\n');
+      texts.push(`${s.name}\n${s.service ?? ''}\n${s.span_id}\n${s.kind}\n${s.status}\n${s.phase ?? ''}\n${attrs}`.toLowerCase());
     }
-    return this.searchText;
+    return texts.length >= this.n;
   }
 
   /** Rows whose text contains every word of `query` (case-insensitive); null for an empty query. */

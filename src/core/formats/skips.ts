@@ -22,8 +22,9 @@ export const SKIP_KINDS = {
   'malformed-element': { unit: 'element', what: 'null, or not an object with its list, where a span, scope, resource or trace was expected' },
   'malformed-document': { unit: 'document', what: 'a JSON document without resourceSpans' },
   'span-without-id': { unit: 'span', what: 'a span without a trace ID or span ID' },
-  'duplicate-span': { unit: 'span', what: 'the same span exported again' },
+  'duplicate-span': { unit: 'span', what: 'a later row of a span ID already loaded (the first row kept)' },
   'incomplete-request': { unit: 'request', what: 'HTTP Points without http_req_duration' },
+  'merged-span-piece': { unit: 'span', what: 'a piece of a span sent without a timestamp, merged into the timed row of its span ID' },
   'merged-requests': { unit: 'request', what: 'requests indistinguishable from another (same time, tags and metadata)' },
 } as const satisfies Record<string, { unit: SkipUnit; what: string }>;
 

@@ -3,6 +3,7 @@ import { createGunzip } from 'zlib';
 import { InputError } from '../errors';
 import { quoteFileText } from '../escape';
 import { sniffToolFormat, TOOL_FORMATS_EXPECTED, type ToolFormatId } from './tools/toolSniff';
+import { nearMiss } from './nearMiss';
 
 export type FormatId =
   | 'k6-json'
@@ -190,6 +191,8 @@ export async function sniffFile(file: string, options: SniffOptions = {}): Promi
   if (/"metrics"\s*:/.test(head) && /"(root_group|state|options|values|med|avg)"\s*:/.test(head)) {
     return { format: 'k6-summary', side: 'summary', gzip, lineDelimited: false };
   }
+  const miss = nearMiss(trimmed);
+  if (miss) throw new InputError(file, 1, miss.expected, options.quote !== false ? `${miss.found}: ${quoteFileText(line, QUOTED_CHARS)}` : `${miss.found} (not quoted: the file was found in a folder, not named)`);
   throw unrecognised(file, line, options.quote !== false);
 }
 

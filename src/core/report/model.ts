@@ -198,6 +198,8 @@ export interface WaterfallSpan {
   depth: number;
   phase: string | null;
   status: string;
+  /** Present (true) when the parent is a Jaeger FOLLOWS_FROM reference: asynchronous work. */
+  follows_from?: boolean;
 }
 
 export interface TraceBreakdown {

@@ -6,11 +6,12 @@ import { PHASEWISE_VERSION } from '../version';
  * it (it is someone else's data) or with a newer schema_version (a newer Phasewise wrote it).
  * This versions the loaded tables below; the derived tables of the analysis keep their own stamps.
  * History: 1, the first marked schema (the tables below, with load_skips); 2, source_provenance and
- * client_requests.region/priority (a version-1 database gains them on its first writable open).
+ * client_requests.region/priority (a version-1 database gains them on its first writable open); 3,
+ * spans.follows_from (an earlier version's database gains it the same way).
  */
 export const MARKER_TABLE = 'phasewise_store';
 export const STORE_NAME = 'phasewise-run';
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
 
 /** load_state: 'empty' (new), 'loading' (a load began and did not end), 'complete'. */
 const MARKER_SQL = `CREATE TABLE ${MARKER_TABLE} (
@@ -28,7 +29,8 @@ const MARKER_SQL = `CREATE TABLE ${MARKER_TABLE} (
  * - Times on one machine's clock are epoch milliseconds (DOUBLE) or epoch nanoseconds (BIGINT, spans).
  *   Durations are milliseconds (DOUBLE), each measured by one observer.
  * - `trace_id` is stored lower-cased and trimmed, otherwise as found; the analysis validates it
- *   (32 hex, not all zero). Span readers left-pad 16-hex (64-bit) IDs to 32 and decode base64 IDs.
+ *   (32 hex, not all zero). The Jaeger and Zipkin readers left-pad shorter hex
+ *   IDs (64-bit ones, and Jaeger's written without leading zeros) to 32 / 16; OTLP's base64 IDs are decoded.
  * - `line` is the 1-based line (NDJSON/CSV) or element index (JSON arrays) in the source file. It
  *   is NULL for rows of the large line-delimited files (k6 JSON, OTLP JSONL) that loaded clean
  *   through the readers' fast path: numbering lines keeps DuckDB's parse on one thread (≈ 2× the
@@ -129,8 +131,9 @@ CREATE TABLE IF NOT EXISTS spans (
   status VARCHAR,                   -- UNSET | OK | ERROR
   attributes MAP(VARCHAR, VARCHAR), -- Jaeger/Zipkin tags, values as strings (NULL for OTLP spans)
   events STRUCT(name VARCHAR, time_ns BIGINT)[], -- the span's events as loaded; span_events is the table to query
-  otlp_attributes VARCHAR           -- OTLP spans: the KeyValue list as JSON text, typed on demand.
+  otlp_attributes VARCHAR,          -- OTLP spans: the KeyValue list as JSON text, typed on demand.
                                     -- Read attributes only through spanAttributes.ts (either column).
+  follows_from BOOLEAN              -- true: the parent is a Jaeger FOLLOWS_FROM reference (asynchronous); else NULL
 );
 
 CREATE TABLE IF NOT EXISTS span_events (
@@ -169,6 +172,8 @@ export const LEGACY_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   // The group dimensions (schema version 2): NULL for the requests loaded before.
   ['client_requests', 'region VARCHAR'],
   ['client_requests', 'priority VARCHAR'],
+  // Asynchronous parents (schema version 3): NULL for the spans loaded before.
+  ['spans', 'follows_from BOOLEAN'],
 ];
 
 /**

@@ -18,7 +18,8 @@ interface WarningFigures extends Record<string, unknown> {
   fallback_roots: number;
   unique_root_spans: number;
   tree_spans: number;
-  outside_root: number;
+  outside_other_service: number;
+  outside_same_service: number;
   content_issues: number;
 }
 
@@ -60,17 +61,36 @@ export async function collectBreakdownWarnings(store: QueryRunner, options: Anal
        FROM trace_roots
      ),
      tree AS (
-       SELECT count(*) AS tree_spans,
-              count(*) FILTER (WHERE t.start_ns < r.root_start_ns - $1 * 1e6 OR t.end_ns > r.root_end_ns + $1 * 1e6) AS outside_root
+       SELECT count(*) AS tree_spans FROM span_index t JOIN trace_roots r ON r.root_node_id = t.top_node
+     ),
+     -- Spans under a root that start before it or end after it, less asynchronous work (a CONSUMER
+     -- under a PRODUCER, a FOLLOWS_FROM parent, and everything below them: docs/metrics.md §3.4),
+     -- which a producer never waits for: a consumer that runs after the call ended is not skew.
+     outside AS (
+       SELECT t.node_id, t.ancestors, r.root_node_id
        FROM span_index t JOIN trace_roots r ON r.root_node_id = t.top_node
+       WHERE t.start_ns < r.root_start_ns - $1 * 1e6 OR t.end_ns > r.root_end_ns + $1 * 1e6
+     ),
+     async_edge AS (
+       SELECT list(c.node_id) AS nodes
+       FROM (SELECT rowid AS node_id, kind, follows_from FROM spans WHERE follows_from OR kind = 'CONSUMER') cs
+       JOIN span_index c ON c.node_id = cs.node_id JOIN spans ps ON ps.rowid = c.parent_node
+       WHERE cs.follows_from OR ps.kind = 'PRODUCER'
+     ),
+     outside_kind AS (
+       SELECT count(*) FILTER (WHERE other_service) AS outside_other_service,
+              count(*) FILTER (WHERE NOT other_service) AS outside_same_service
+       FROM (SELECT s.service IS DISTINCT FROM rs.service AS other_service
+             FROM outside o JOIN spans s ON s.rowid = o.node_id JOIN spans rs ON rs.rowid = o.root_node_id, async_edge a
+             WHERE NOT list_has_any(list_append(o.ancestors, o.node_id), coalesce(a.nodes, [])))
      )
      SELECT rb.*,
        (SELECT count(*) FROM spans) AS raw_spans,
        (SELECT spans_without_ids FROM span_index_counts) AS spans_without_ids,
        (SELECT count(*) FROM span_index) AS span_nodes,
-       roots.fallback_roots, roots.unique_root_spans, tree.tree_spans, tree.outside_root,
+       roots.fallback_roots, roots.unique_root_spans, tree.tree_spans, outside_kind.outside_other_service, outside_kind.outside_same_service,
        (SELECT count(*) FROM load_issues WHERE code ILIKE '%content%') AS content_issues
-     FROM rb, roots, tree`,
+     FROM rb, roots, tree, outside_kind`,
     [granularityMs],
   );
   const warnings: string[] = [];
@@ -98,9 +118,14 @@ export async function collectBreakdownWarnings(store: QueryRunner, options: Anal
       `${f.overlapping_phases} matched successful requests have phases that add up to more than the root span (unattributed_server_ms < −${granularityMs} ms): phases overlap each other or a phase span outlives the root`,
     );
   }
-  if (f.outside_root > 0) {
+  if (f.outside_other_service > 0) {
     warnings.push(
-      `${f.outside_root} spans under a root start before or end after it by more than ${granularityMs} ms: clock skew between services, or the root ends before the response is written`,
+      `${f.outside_other_service} spans on another service than their root start before or end after it by more than ${granularityMs} ms: clock skew between services, or work that outlives the request (the critical path counts each span only inside its parent)`,
+    );
+  }
+  if (f.outside_same_service > 0) {
+    warnings.push(
+      `${f.outside_same_service} spans on their root's own service start before or end after it by more than ${granularityMs} ms: the root span ends before the work under it (the response is written after it ends, or the work goes on after the call returns)`,
     );
   }
   const duplicates = f.raw_spans - f.spans_without_ids - f.span_nodes;

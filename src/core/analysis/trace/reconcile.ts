@@ -6,6 +6,7 @@ import { phaseColumns, type PhaseColumn } from '../breakdown/phaseSelect';
 import type { TraceBreakdown, WaterfallSpan } from '../../report/model';
 import { traceWaterfall } from './waterfall';
 import { validTraceIdSql } from '../index/spanIndex';
+import { criticalPathSteps, type CriticalPathStep } from './criticalPath';
 
 /** One request seen from both sides, for `phasewise reconcile` and the waterfall panel. */
 export interface TraceReconciliation {
@@ -15,6 +16,11 @@ export interface TraceReconciliation {
   matched: boolean;
   /** Why the figures are partial or not matched, in plain words. */
   notes: string[];
+  /**
+   * The chain of work the root's end waited on (docs/metrics.md §3.4), ms from the root's start;
+   * null when the trace has no unique root span.
+   */
+  critical_path: CriticalPathStep[] | null;
 }
 
 interface ReconcileRow extends Record<string, unknown> {
@@ -77,7 +83,16 @@ export async function reconcileTrace(
   if (!r || (r.client_rows === 0 && r.span_count === null)) return undefined;
   const breakdown = toTraceBreakdown(id, r, phases);
   const spans = r.span_count !== null ? await traceWaterfall(store, id, r.root_span_id, phases, maxSpans) : [];
-  return { breakdown, spans, matched: r.matched === true, notes: [...reconcileNotes(r), ...cycleNotes(spans)] };
+  const rooted = r.root_candidates === 1 && r.root_span_id !== null && spans[0]?.span_id === r.root_span_id;
+  // A waterfall cut at maxSpans (the HTML of a huge trace) has no critical path: it may lie in the rest.
+  const whole = maxSpans === undefined || spans.length < maxSpans;
+  return {
+    breakdown,
+    spans,
+    matched: r.matched === true,
+    notes: [...reconcileNotes(r), ...cycleNotes(spans)],
+    critical_path: rooted && whole ? criticalPathSteps(spans, options.timestampGranularityMs) : null,
+  };
 }
 
 function toTraceBreakdown(traceId: string, r: ReconcileRow, phases: readonly PhaseColumn[]): TraceBreakdown {
@@ -116,8 +131,12 @@ function reconcileNotes(r: ReconcileRow): string[] {
   if (r.client_rows > 1) notes.push(`the client file carries this trace ID ${r.client_rows} times: a collision, not matched`);
   if (r.span_count === null) notes.push('no span of this trace was exported (client-only figures)');
   else if (r.root_candidates === 0) notes.push(`the root span was lost: ${r.span_count} spans exported, none of them a root candidate; not matched`);
-  else if ((r.root_candidates ?? 0) > 1) notes.push(`${r.root_candidates} root candidates (SERVER spans whose parent is not in the trace): a collision, not matched`);
-  if (r.root_fallback) notes.push('no SERVER root candidate: the span without a parent was taken as the root');
+  else if ((r.root_candidates ?? 0) > 1) {
+    // With no SERVER candidate the candidates are the spans without a parent ID (rootSelect.ts): say which.
+    const which = r.root_fallback ? 'spans without a parent ID; no SERVER span is a candidate' : 'SERVER spans whose parent is not in the trace';
+    notes.push(`${r.root_candidates} root candidates (${which}): a collision, not matched`);
+  }
+  if (r.root_fallback && r.root_candidates === 1) notes.push('no SERVER root candidate: the span without a parent was taken as the root');
   if (r.span_count !== null && r.root_candidates === 1 && r.tree_spans !== null && r.tree_spans < r.span_count) {
     notes.push(`${r.span_count - r.tree_spans} spans are not under the root (missing intermediate parent) and count in no phase`);
   }

@@ -79,6 +79,7 @@ export async function readTraceModel(store: QueryRunner, traceId: string, option
     client: await readClientTimings(store, id),
     root_span_id: rootSpanId,
     spans,
+    granularity_ms: options.timestampGranularityMs,
     limits: MODEL_LIMITS,
   };
 }

@@ -86,6 +86,8 @@ export interface TraceModel {
   root_span_id: string | null;
   /** Depth-first by start, the root first; fragments not under the root follow. */
   spans: TraceSpan[];
+  /** The timestamps' resolution (analysis option timestampGranularityMs): the critical path's tolerance. */
+  granularity_ms?: number;
   /** What the span detail cannot show, in plain words (resource attributes other than service.name are not kept at load). */
   limits: string[];
 }

@@ -17,6 +17,7 @@ interface WaterfallRow extends Record<string, unknown> {
   status: string | null;
   /** With a limit: how many rows the whole walk has. */
   walked?: number;
+  follows_from: boolean | null;
 }
 
 /**
@@ -85,7 +86,7 @@ async function walkTrace(store: QueryRunner, traceId: string, rootSpanId: string
     store,
     'waterfall',
     `WITH RECURSIVE t AS (
-       SELECT i.node_id, i.start_ns, i.duration_ms, i.parent_missing, ${SPAN_COLUMNS}, coalesce(p.phase_mask, 0::BIGINT) AS phase_mask
+       SELECT i.node_id, i.start_ns, i.duration_ms, i.parent_missing, ${SPAN_COLUMNS}, s.follows_from, coalesce(p.phase_mask, 0::BIGINT) AS phase_mask
        FROM span_index i JOIN spans s ON s.rowid = i.node_id LEFT JOIN span_phase p ON p.node_id = i.node_id
        WHERE i.trace_no = (SELECT trace_no FROM trace_index WHERE trace_id = $1)
      ),
@@ -102,7 +103,7 @@ async function walkTrace(store: QueryRunner, traceId: string, rootSpanId: string
        WHERE w.depth < 100000 AND c.span_id NOT IN (SELECT unnest(from_json($3, '["VARCHAR"]')))
      )
      SELECT t.span_id, t.parent_span_id, t.name, t.service, t.kind,
-            (t.start_ns - base.base_ns) / 1e6 AS start_ms, t.duration_ms, w.depth, t.phase_mask, t.status
+            (t.start_ns - base.base_ns) / 1e6 AS start_ms, t.duration_ms, w.depth, t.phase_mask, t.status, t.follows_from
             ${limit !== undefined ? ', count(*) OVER () AS walked' : ''}
      FROM walk w JOIN t USING (span_id), base
      ORDER BY w.path ${limit !== undefined ? `LIMIT ${limit}` : ''}`,
@@ -122,6 +123,7 @@ function toWaterfallSpan(phases: readonly PhaseColumn[]): (r: WaterfallRow) => W
     depth: r.depth,
     phase: firstPhase(BigInt(r.phase_mask), phases),
     status: r.status ?? 'UNSET',
+    ...(r.follows_from === true ? { follows_from: true } : {}),
   });
 }
 

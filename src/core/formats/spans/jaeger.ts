@@ -5,7 +5,8 @@
  *
  * Mapping choices (an SRE would expect the Jaeger UI's reading):
  * - parent: the first CHILD_OF reference, else the legacy `parentSpanID` field, else a FOLLOWS_FROM
- *   reference (the UI also draws FOLLOWS_FROM as the parent when it is the only reference);
+ *   reference (the UI also draws FOLLOWS_FROM as the parent when it is the only reference), marked
+ *   `follows_from`: asynchronous work, never on its parent's critical path (docs/metrics.md §3.4);
  * - kind: tag `span.kind`; status: tag `otel.status_code`, or `error` = true;
  * - service: processes[processID].serviceName, else the span's embedded `process` (UI exports);
  * - logs become span_events named by their `event` field, else `message`, else 'log' (kept, not dropped);
@@ -54,9 +55,12 @@ const STAGE_SQL = `
            coalesce(list_filter(s.references, lambda r: upper(r.refType) = 'CHILD_OF')[1].spanID,
                     nullif(s.parentSpanID, ''),
                     list_filter(s.references, lambda r: upper(r.refType) = 'FOLLOWS_FROM')[1].spanID) AS pid,
+           -- The parent is a FOLLOWS_FROM reference (no CHILD_OF, no parentSpanID): asynchronous work.
+           CASE WHEN len(list_filter(s.references, lambda r: upper(r.refType) = 'CHILD_OF')) = 0 AND nullif(s.parentSpanID, '') IS NULL
+                     AND len(list_filter(s.references, lambda r: upper(r.refType) = 'FOLLOWS_FROM')) > 0 THEN true END AS follows_from,
            s.traceID AS tid, s.spanID AS sid, ${microsToNanosSql('s.startTime')} AS start_ns
     FROM sp)
-  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, '64-bit')}, ${normalizeIdSql('sid', 8, 'none')}, ${normalizeIdSql('pid', 8, 'none')},
+  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, 'left-pad')}, ${normalizeIdSql('sid', 8, 'left-pad')}, ${normalizeIdSql('pid', 8, 'left-pad')},
          s.operationName, ${kindSql("tags['span.kind']")}, coalesce(proc_service, s.process.serviceName),
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', false)}, tags,
@@ -64,7 +68,7 @@ const STAGE_SQL = `
            name: coalesce(list_filter(l.fields, lambda f: f.key = 'event')[1].value,
                           list_filter(l.fields, lambda f: f.key = 'message')[1].value, 'log'),
            time_ns: ${microsToNanosSql('l.timestamp')}}),
-         NULL
+         NULL, follows_from
   FROM t`;
 
 export async function readJaeger(ctx: ReaderContext): Promise<ReaderResult> {

@@ -100,6 +100,8 @@ function projectSql(rows: string, lineSql: string): string {
 
 /** Line of a flattened row with a real line number: negative for a marker row (takeMarkers). */
 const NUMBERED_LINE = 'CASE WHEN marker IS NOT NULL THEN -line ELSE line END';
+/** The stage columns projectSql fills (follows_from, a Jaeger reference type, stays NULL: OTLP links are not parents). */
+const STAGE_COLUMNS = 'line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes, events, otlp_attributes';
 
 /**
  * Numbered path: parses `source`(line, doc) into a flattened table, then projects it into the stage.
@@ -115,7 +117,7 @@ async function flattenInto(ctx: ReaderContext, stage: string, source: string, pa
 
 /** Projects otlp_flat into the stage, reports the spans read under the pre-1.0 key, drops otlp_flat. */
 async function publishFlat(ctx: ReaderContext, stage: string): Promise<void> {
-  await ctx.store.run(`INSERT INTO ${stage} ${projectSql('otlp_flat', NUMBERED_LINE)}`);
+  await ctx.store.run(`INSERT INTO ${stage} (${STAGE_COLUMNS}) ${projectSql('otlp_flat', NUMBERED_LINE)}`);
   const [legacy] = await ctx.store.all<{ n: number; first: number | null }>(
     'SELECT count(*) AS n, min(line) AS first FROM otlp_flat WHERE legacy AND marker IS NULL',
   );
@@ -193,14 +195,14 @@ async function readFast(ctx: ReaderContext, stage: string, plan: JsonReadPlan): 
   const id = ctx.sourceId;
   if (!Number.isSafeInteger(id)) throw new Error(`invalid source id ${id}`);
   const direct = await directTarget(ctx);
-  const columns = 'line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns, status, attributes, events, otlp_attributes';
+  const columns = STAGE_COLUMNS;
   const rows = projectSql(`(${flattenSql(UNNUMBERED_SOURCE, false)})`, 'CASE WHEN marker IS NOT NULL THEN -1 END');
   const sql = direct
     ? `INSERT INTO spans
        SELECT $5, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
-              (end_ns - start_ns) / 1e6, status, attributes, events, otlp_attributes
+              (end_ns - start_ns) / 1e6, status, attributes, events, otlp_attributes, NULL
        FROM (${rows}) p(${columns})`
-    : `INSERT INTO ${stage} ${rows}`;
+    : `INSERT INTO ${stage} (${columns}) ${rows}`;
   if (!direct) await createSpanStage(ctx, stage);
   try {
     await withLineLimits(

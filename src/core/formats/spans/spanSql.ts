@@ -18,22 +18,24 @@ export const SPAN_STAGE_COLUMNS = `(
   status VARCHAR,
   attributes MAP(VARCHAR, VARCHAR),
   events STRUCT(name VARCHAR, time_ns BIGINT)[],
-  otlp_attributes VARCHAR
+  otlp_attributes VARCHAR,
+  follows_from BOOLEAN
 )`;
 
 /**
- * Which shorter hex IDs are left-padded with zeros: none (OTLP: IDs are exactly 16 or 8 bytes), or a
- * 64-bit trace ID of exactly 16 hex digits (Zipkin and Jaeger, whose trace IDs may be 64-bit by
- * definition), so that it joins a W3C traceparent. Any other length (a 31-digit ID lost a digit) is
- * kept as found and reported as an invalid ID, never padded into a different, valid-looking ID.
+ * Which shorter hex IDs are left-padded with zeros: none (OTLP: IDs are exactly 16 or 8 bytes, and a
+ * shorter one is reported as invalid), or any hex ID shorter than its size ('left-pad': Jaeger and
+ * Zipkin). Jaeger writes an ID as a number in hex without its leading zeros (a 128-bit trace ID whose
+ * first digit is 0 has 31 digits; a 64-bit one 16 or fewer), and Zipkin's own Span.normalizeTraceId pads
+ * short IDs the same way, so padding gives back the ID a W3C traceparent carries.
  */
-export type IdPadding = 'none' | '64-bit';
+export type IdPadding = 'none' | 'left-pad';
 
 /**
  * Normalises a trace or span ID to lower-case hex of `bytes` bytes:
  * - lower-case hex of the right length (the usual case) is kept as it is, checked first because it is hot;
  * - other hex of the right length is lower-cased;
- * - a 64-bit trace ID is left-padded (IdPadding);
+ * - a shorter hex ID is left-padded to its size (IdPadding 'left-pad');
  * - padded base64 of exactly `bytes` bytes (the proto3 JSON mapping of `bytes` fields) is decoded;
  * - empty means absent (OTLP writes `parentSpanId: ""` for roots);
  * - anything else is kept lower-cased as found, for the analysis to reject and report.
@@ -41,8 +43,8 @@ export type IdPadding = 'none' | '64-bit';
 export function normalizeIdSql(expr: string, bytes: 8 | 16, padding: IdPadding): string {
   const hexLen = bytes * 2;
   const b64Len = Math.ceil(bytes / 3) * 4;
-  const pad = padding === '64-bit' && bytes === 16
-    ? `WHEN length(trim(${expr})) = 16 AND regexp_full_match(trim(${expr}), '[0-9a-fA-F]+') THEN lpad(lower(trim(${expr})), 32, '0')`
+  const pad = padding === 'left-pad'
+    ? `WHEN length(trim(${expr})) < ${hexLen} AND regexp_full_match(trim(${expr}), '[0-9a-fA-F]+') THEN lpad(lower(trim(${expr})), ${hexLen}, '0')`
     : '';
   // First branch: already canonical (nearly every ID), returned without copying (no trim or lower):
   // ≈ 40 % less CPU for this expression over 2M IDs.

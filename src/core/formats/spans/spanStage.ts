@@ -8,6 +8,7 @@ import * as path from 'path';
 import { assertIdentifier } from '../input/ndjsonLines';
 import { PLAUSIBLE_FROM_NS, PLAUSIBLE_TO_NS, SPAN_STAGE_COLUMNS } from './spanSql';
 import { recordSkips } from '../skips';
+import { InputError } from '../../errors';
 import type { ReaderContext } from '../types';
 
 export interface FinishOptions {
@@ -78,6 +79,8 @@ export type StageChecks = {
   dup: number;
   dup_line: number | null;
   dup_conflict: number;
+  /** Dropped copies that differ from the kept one in some field of DIFF_FIELDS; dup_diff_<column> per field. */
+  dup_differs: number;
   implausible: number;
   implausible_line: number | null;
   implausible_value: string | null;
@@ -105,6 +108,21 @@ export function checksCiteLines(s: StageChecks): boolean {
   return s.no_id + s.dup + s.implausible + s.no_time + s.negative + s.shared + s.bad_id > 0;
 }
 
+/**
+ * What a dropped copy of a span can differ in from the kept one (its dedupe key aside), each named in
+ * the duplicate-span note: a row that differs is not "the same span exported again".
+ */
+const DIFF_FIELDS: readonly { column: string; label: string; sql: string }[] = [
+  { column: 'name', label: 'name', sql: 'name' },
+  { column: 'kind', label: 'kind', sql: 'kind' },
+  { column: 'service', label: 'service', sql: 'service' },
+  { column: 'times', label: 'start or end time', sql: '(start_ns, end_ns)' },
+  { column: 'parent', label: 'parent', sql: 'parent_span_id' },
+  { column: 'status', label: 'status', sql: 'status' },
+  { column: 'tags', label: 'tags or attributes', sql: '(attributes::VARCHAR, otlp_attributes)' },
+  { column: 'events', label: 'events or annotations', sql: 'events::VARCHAR' },
+];
+
 /** Runs the checks of finishSpans over the stage without publishing it. */
 export async function checkStage(ctx: ReaderContext, table: string, options: FinishOptions): Promise<StageChecks> {
   const t = assertIdentifier(table);
@@ -120,13 +138,14 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
     `SELECT count(*) AS rows, count(DISTINCT (trace_id, span_id)) AS distinct_ids
      FROM ${t} WHERE trace_id IS NOT NULL AND span_id IS NOT NULL`,
   );
-  const windows =
-    ids.rows === ids.distinct_ids
-      ? `1 AS copies, 1 AS variants, 1 AS same_id, 1 AS nth`
-      : `count(*) OVER (PARTITION BY ${key}) AS copies,
+  const fast = ids.rows === ids.distinct_ids;
+  const windows = fast
+    ? `1 AS copies, 1 AS variants, 1 AS same_id, 1 AS nth, ${DIFF_FIELDS.map((f) => `false AS diff_${f.column}`).join(', ')}`
+    : `count(*) OVER (PARTITION BY ${key}) AS copies,
               count(DISTINCT kind || coalesce(service, '') || start_ns || '/' || end_ns) OVER (PARTITION BY trace_id, span_id) AS variants,
               count(*) OVER (PARTITION BY trace_id, span_id) AS same_id,
-              row_number() OVER (PARTITION BY ${key} ORDER BY line) AS nth`;
+              row_number() OVER (PARTITION BY ${key} ORDER BY line) AS nth,
+              ${DIFF_FIELDS.map((f) => `${f.sql} IS DISTINCT FROM first_value(${f.sql}) OVER (PARTITION BY ${key} ORDER BY line) AS diff_${f.column}`).join(', ')}`;
   // One pass over the stage computes every check; the windows see rows with both IDs only.
   const [s] = await ctx.store.all<StageChecks>(
     `WITH k AS (
@@ -139,6 +158,8 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
             count(*) FILTER (WHERE nth > 1) AS dup,
             min(line) FILTER (WHERE nth > 1) AS dup_line,
             count(*) FILTER (WHERE nth > 1 AND variants > 1) AS dup_conflict,
+            count(*) FILTER (WHERE nth > 1 AND (${DIFF_FIELDS.map((f) => `diff_${f.column}`).join(' OR ')})) AS dup_differs,
+            ${DIFF_FIELDS.map((f) => `count(*) FILTER (WHERE nth > 1 AND diff_${f.column}) AS dup_diff_${f.column}`).join(', ')},
             count(*) FILTER (WHERE nth = 1 AND (start_ns < $1 OR start_ns > $2)) AS implausible,
             min(line) FILTER (WHERE nth = 1 AND (start_ns < $1 OR start_ns > $2)) AS implausible_line,
             arg_min(start_ns::VARCHAR, line) FILTER (WHERE nth = 1 AND (start_ns < $1 OR start_ns > $2)) AS implausible_value,
@@ -159,6 +180,7 @@ export async function checkStage(ctx: ReaderContext, table: string, options: Fin
 /** Publishes a checked stage to spans/span_events (deduplicated), records the checks and drops the stage. */
 export async function publishStage(ctx: ReaderContext, table: string, s: StageChecks, options: FinishOptions): Promise<FinishResult> {
   const t = assertIdentifier(table);
+  if (s.total > 0 && s.no_id === s.total) throw await noSpanWithIds(ctx, t, s);
   ctx.progress?.(`writing ${s.total - s.no_id - s.dup} spans of ${path.basename(ctx.path)}`);
   const key = dedupeKeySql(options);
   const hasIds = 'trace_id IS NOT NULL AND span_id IS NOT NULL';
@@ -174,7 +196,7 @@ export async function publishStage(ctx: ReaderContext, table: string, s: StageCh
   await ctx.store.run(
     `INSERT INTO spans
      SELECT $1, line, trace_id, span_id, parent_span_id, name, kind, service, start_ns, end_ns,
-            (end_ns - start_ns) / 1e6, status, attributes, events, otlp_attributes
+            (end_ns - start_ns) / 1e6, status, attributes, events, otlp_attributes, follows_from
      FROM ${source} WHERE ${hasIds}`,
     [ctx.sourceId],
   );
@@ -204,6 +226,24 @@ export async function publishLoadedEvents(ctx: ReaderContext): Promise<void> {
   );
 }
 
+/**
+ * A span file in which no span has both IDs is bad input, not an empty server side (the run would be
+ * reported as client-only): the error names what was missing and where first. Drops the stage.
+ */
+async function noSpanWithIds(ctx: ReaderContext, t: string, s: StageChecks): Promise<InputError> {
+  const [m] = await ctx.store.all<{ no_trace: number; no_span: number }>(
+    `SELECT count(*) FILTER (WHERE trace_id IS NULL) AS no_trace, count(*) FILTER (WHERE span_id IS NULL) AS no_span FROM ${t}`,
+  );
+  await ctx.store.run(`DROP TABLE ${t}`);
+  const missing = [m.no_trace > 0 ? `${m.no_trace} without a trace ID` : '', m.no_span > 0 ? `${m.no_span} without a span ID` : ''].filter((x) => x !== '').join(', ');
+  return new InputError(
+    ctx.path,
+    s.no_id_line ?? undefined,
+    'spans with a trace ID and a span ID (hex, or base64 in OTLP JSON)',
+    `none among its ${s.total} span(s): ${missing} (empty or absent); no span of this file could be loaded`,
+  );
+}
+
 async function issue(ctx: ReaderContext, line: number | null, severity: string, code: string, message: string): Promise<void> {
   await ctx.store.run('INSERT INTO load_issues VALUES ($1, $2, $3, $4, $5)', [ctx.sourceId, line, severity, code, message]);
 }
@@ -216,9 +256,15 @@ async function recordChecks(ctx: ReaderContext, s: StageChecks, options: FinishO
     await recordSkips(ctx.store, ctx.sourceId, 'span-without-id', s.no_id);
   }
   if (s.dup > 0) {
-    const conflict = s.dup_conflict > 0 ? `; ${s.dup_conflict} of them differ in kind, service or times (first copy kept)` : '';
+    const same = s.dup - s.dup_differs;
+    const parts = [same > 0 ? `${same} the same span exported again (identical rows)` : ''];
+    if (s.dup_differs > 0) {
+      const fields = DIFF_FIELDS.filter((f) => Number((s as Record<string, unknown>)[`dup_diff_${f.column}`] ?? 0) > 0).map((f) => f.label);
+      const keyed = options.dedupe === 'span-id' ? 'span ID' : 'span ID, kind, service and times';
+      parts.push(`${s.dup_differs} with the same ${keyed} as an earlier row but different ${fields.join(', ')}: only the first row's values are loaded`);
+    }
     await issue(ctx, s.dup_line, 'warning', 'duplicate-span',
-      `${s.dup} duplicate span row(s) dropped: the same span exported more than once (first at ${where} ${s.dup_line})${conflict}`);
+      `${s.dup} duplicate span row(s) dropped (first at ${where} ${s.dup_line}): ${parts.filter((p) => p !== '').join('; ')}`);
     await recordSkips(ctx.store, ctx.sourceId, 'duplicate-span', s.dup);
   }
   if (s.implausible > 0) {

@@ -1,15 +1,16 @@
 /**
  * Zipkin v2 JSON reader (docs/metrics.md §3.2): an array of spans (POST /api/v2/spans, UI download), or the
- * query API's array of traces `[[span…], …]`. Times are microseconds; 64-bit trace IDs are
+ * query API's array of traces `[[span…], …]`. Times are microseconds; shorter hex IDs (64-bit trace IDs) are
  * left-padded to 32 hex digits so they join a W3C traceparent.
  *
  * Decisions an SRE would expect from Zipkin data:
  * - B3 "shared" spans: the client and the server half carry the same span ID. Both are kept (they
  *   are different observers' durations); finishSpans reports the shared IDs. Only exact repeats are
  *   dropped as duplicates.
- * - A span without `duration` (still in flight when reported, or a late fragment with only
- *   annotations) is kept with end_ns and duration NULL, never guessed; finishSpans counts them in a
- *   'missing-time' warning. Dropping them would orphan their children into false roots.
+ * - A row without a timestamp that is a piece of a span reported in parts is merged into the timed
+ *   row of its span ID (zipkinMerge.ts, as Zipkin's UI does). A span without `duration` (still in
+ *   flight when reported) or an unmatched piece is kept with its missing times NULL, never guessed;
+ *   finishSpans counts them in a 'missing-time' warning. Dropping them would orphan their children.
  * - No `kind` means a local span in Zipkin; it is stored UNSPECIFIED like any span of unknown kind.
  * - status: `error` tag present (any value) → ERROR, as Zipkin's UI reads it; `otel.status_code` too.
  * - `line` is the span's 1-based element index in the file (across traces for `[[…]]`).
@@ -19,6 +20,7 @@ import { compressionOf } from '../input/ndjsonLines';
 import { asInputError, maxDocumentBytes } from './spanDocument';
 import { createSpanStage, finishSpans, MARKED_LINE_SQL, takeMalformedElements } from './spanStage';
 import { kindSql, microsToNanosSql, normalizeIdSql, tagStatusSql } from './spanSql';
+import { mergeZipkinFragments } from './zipkinMerge';
 import type { ReaderContext, ReaderResult } from '../types';
 
 const SPAN_SHAPE =
@@ -39,12 +41,12 @@ const STAGE_SQL = `
     SELECT line, is_span, s, s.traceId AS tid, s.id AS sid, s.parentId AS pid, coalesce(s.tags, MAP {}) AS tags,
            ${microsToNanosSql('s.timestamp')} AS start_ns
     FROM sp)
-  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, '64-bit')}, ${normalizeIdSql('sid', 8, 'none')}, ${normalizeIdSql('pid', 8, 'none')},
+  SELECT ${MARKED_LINE_SQL}, ${normalizeIdSql('tid', 16, 'left-pad')}, ${normalizeIdSql('sid', 8, 'left-pad')}, ${normalizeIdSql('pid', 8, 'left-pad')},
          s.name, ${kindSql('s.kind')}, s.localEndpoint.serviceName,
          start_ns, start_ns + ${microsToNanosSql('s.duration')},
          ${tagStatusSql('tags', true)}, tags,
          list_transform(coalesce(s.annotations, []), lambda a: {name: a.value, time_ns: ${microsToNanosSql('a.timestamp')}}),
-         NULL
+         NULL, NULL
   FROM t`;
 
 export async function readZipkin(ctx: ReaderContext): Promise<ReaderResult> {
@@ -62,6 +64,7 @@ export async function readZipkin(ctx: ReaderContext): Promise<ReaderResult> {
     throw new InputError(ctx.path, 1, 'a Zipkin v2 JSON array of spans', 'an empty array, or no span objects in it');
   }
   const malformed = await takeMalformedElements(ctx, stage, 'a Zipkin span object');
+  const merged = await mergeZipkinFragments(ctx, stage);
   const result = await finishSpans(ctx, stage, { dedupe: 'exact', sourceUnit: 'µs' });
-  return { records: result.records, skipped: result.skipped + malformed };
+  return { records: result.records, skipped: result.skipped + malformed + merged };
 }
