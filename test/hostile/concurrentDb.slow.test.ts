@@ -5,13 +5,13 @@
  * is gone is swept; one held on another machine is not. Bounded: a handful of pairs of small loads.
  */
 import { strict as assert } from 'assert';
-import { spawn, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as crypto from 'crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { cliPath, type CliResult } from '../cli/runCli';
+import { runCliProcess, type CliResult } from '../cli/runCli';
 import { fixture } from '../helpers/paths';
 import { contractViolations } from './corpus';
 import { postExport, smallJsonExport, spansInDatabase, startReceive } from './receiverCli';
@@ -20,18 +20,9 @@ const K6 = fixture('shared-samples', 'joined-otel-js', 'k6.ndjson');
 const SPANS = fixture('shared-samples', 'joined-otel-js', 'spans.otlp.jsonl');
 const RECORDS = fixture('shared-samples', 'joined-otel-js', 'requests.ndjson');
 
+/** The built CLI in a child process, as a user runs it (two processes at once need two children). */
 function cli(args: string[], cwd: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.PHASEWISE_DEBUG;
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return runCliProcess(args, cwd, { debug: false });
 }
 
 /** The file names of the run a database holds (its sources), read-only. */
